@@ -1,0 +1,320 @@
+//! Parsing one chunk of source text into the AST.
+//!
+//! pest does the recognising (`grammar.pest`); the submodules walk pest's pairs and build
+//! [`crate::ast`] nodes with chunk-relative spans. Syntax errors become [`Diagnostic`]s: pest's own
+//! failure position and expected tokens for E0001, and the grammar's `bad_*` rules for mistakes that
+//! deserve a specific message. A chunk that fails to parse yields an `Error` node, so later stages
+//! simply skip it.
+
+mod expr;
+mod item;
+mod literal;
+mod stmt;
+
+use crate::ast::{Expr, ExprId, ExprKind, Ident, Item, ItemKind, Member, MemberKind};
+use crate::diag::{codes, Diagnostic};
+use crate::span::Span;
+use crate::split::ChunkKind;
+use pest::error::{ErrorVariant, InputLocation};
+use pest::iterators::Pair;
+use pest::Parser;
+
+/// The pest parser generated from `grammar.pest`.
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar.pest"]
+pub struct SnParser;
+
+/// The AST of one chunk.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkAst {
+    /// A top-level item, or the head of an `scu`/`cc` (as [`ItemKind::Scu`]/[`ItemKind::Cc`]).
+    Item(Item),
+    /// A member of an `scu`/`cc` body.
+    Member(Member),
+}
+
+/// The result of parsing one chunk.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ParsedChunk {
+    /// The AST; an `Error` node if the chunk could not be read.
+    pub ast: ChunkAst,
+    /// One more than the largest [`ExprId`] in the chunk.
+    pub expr_count: u32,
+    /// Syntax errors, with chunk-relative spans.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses the text of one chunk.
+pub fn parse_chunk(text: &str, kind: ChunkKind) -> ParsedChunk {
+    let rule = match kind {
+        ChunkKind::Item => Rule::item_entry,
+        ChunkKind::ScuHead => Rule::scu_head_entry,
+        ChunkKind::CcHead => Rule::cc_head_entry,
+        ChunkKind::Member { .. } => Rule::member_entry,
+    };
+    enable_error_detail();
+    let mut builder = Builder::new(text);
+    let ast = match SnParser::parse(rule, text) {
+        Ok(mut pairs) => {
+            let entry = pairs.next();
+            let node = entry.and_then(|e| builder.children(e).next());
+            match (node, kind) {
+                (Some(node), ChunkKind::Member { .. }) => ChunkAst::Member(builder.member(node)),
+                (Some(node), _) => ChunkAst::Item(builder.item(node)),
+                (None, _) => error_ast(kind, text),
+            }
+        }
+        Err(err) => {
+            builder.diags.push(syntax_error(text, rule, &err));
+            error_ast(kind, text)
+        }
+    };
+    ParsedChunk {
+        ast,
+        expr_count: builder.next_expr,
+        diagnostics: builder.diags,
+    }
+}
+
+/// Parses a lone expression (for tools and tests).
+pub fn parse_expr(text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
+    let mut builder = Builder::new(text);
+    match SnParser::parse(Rule::expr_entry, text) {
+        Ok(mut pairs) => {
+            let expr = pairs
+                .next()
+                .and_then(|entry| builder.children(entry).next())
+                .map(|pair| builder.expr(pair));
+            (expr, builder.diags)
+        }
+        Err(err) => (None, vec![syntax_error(text, Rule::expr_entry, &err)]),
+    }
+}
+
+/// Asks pest to record the tokens it expected at the failure point, so E0001 can name them.
+fn enable_error_detail() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| pest::set_error_detail(true));
+}
+
+fn error_ast(kind: ChunkKind, text: &str) -> ChunkAst {
+    let span = Span::new(0, text.len());
+    match kind {
+        ChunkKind::Member { .. } => ChunkAst::Member(Member {
+            kind: MemberKind::Error,
+            span,
+        }),
+        _ => ChunkAst::Item(Item {
+            kind: ItemKind::Error,
+            span,
+        }),
+    }
+}
+
+/// Walks pest pairs and builds AST nodes; owns the expression counter and the diagnostics.
+pub(crate) struct Builder<'t> {
+    pub(crate) text: &'t str,
+    pub(crate) next_expr: u32,
+    pub(crate) diags: Vec<Diagnostic>,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str) -> Builder<'t> {
+        Builder {
+            text,
+            next_expr: 0,
+            diags: Vec::new(),
+        }
+    }
+
+    /// The children of `pair`, without keyword tokens.
+    pub(crate) fn children(&self, pair: Pair<'t, Rule>) -> impl Iterator<Item = Pair<'t, Rule>> {
+        pair.into_inner().filter(|p| !is_keyword_token(p.as_rule()) && p.as_rule() != Rule::EOI)
+    }
+
+    /// A fresh expression node.
+    pub(crate) fn mk_expr(&mut self, kind: ExprKind, span: Span) -> Expr {
+        let id = ExprId(self.next_expr);
+        self.next_expr += 1;
+        Expr { id, kind, span }
+    }
+
+    /// A name; a reserved word here is reported (E0006) and kept so checking can go on.
+    pub(crate) fn ident(&mut self, pair: Pair<'t, Rule>) -> Ident {
+        let span = span_of(&pair);
+        if pair.as_rule() == Rule::bad_keyword_ident {
+            self.diags.push(
+                Diagnostic::new(codes::E0006, span, format!("`{}` is a keyword and cannot be used as a name", pair.as_str()))
+                    .label("reserved word")
+                    .help(format!("choose another name, such as `{}_`", pair.as_str())),
+            );
+        }
+        Ident {
+            name: pair.as_str().to_string(),
+            span,
+        }
+    }
+}
+
+/// The chunk-relative span of a pair.
+pub(crate) fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    let s = pair.as_span();
+    Span::new(s.start(), s.end())
+}
+
+fn is_keyword_token(rule: Rule) -> bool {
+    use Rule::*;
+    matches!(
+        rule,
+        kw_action | kw_accept | kw_as | kw_cc | kw_const | kw_control | kw_counter | kw_csr | kw_deparser
+            | kw_else | kw_enum | kw_every | kw_fn | kw_for | kw_header | kw_if | kw_in | kw_let | kw_map
+            | kw_match | kw_meter | kw_on | kw_out | kw_param | kw_parser | kw_reject | kw_return
+            | kw_scu | kw_state | kw_stream | kw_struct | kw_table | kw_use | kw_actions | kw_batch
+            | kw_budget | kw_default | kw_entries | kw_errors | kw_headers | kw_key | kw_meta
+            | kw_output | kw_per | kw_restart | kw_size
+    )
+}
+
+/// Turns a pest failure into E0001 (or E0011 for a missing `;`), naming what was expected.
+fn syntax_error(text: &str, entry_rule: Rule, err: &pest::error::Error<Rule>) -> Diagnostic {
+    let pos = match err.location {
+        InputLocation::Pos(pos) => pos,
+        InputLocation::Span((start, _)) => start,
+    };
+    let found = describe_found(text, pos);
+    let span = token_span(text, pos);
+    let mut raw = expected_tokens(err);
+    if let ErrorVariant::ParsingError { positives, .. } = &err.variant {
+        raw.extend(positives.iter().filter_map(|r| rule_description(*r)));
+    }
+    let expected = summarize_expected(raw);
+    let what = match entry_rule {
+        Rule::member_entry => "in this member",
+        Rule::scu_head_entry => "in this `scu` head",
+        Rule::cc_head_entry => "in this `cc` head",
+        _ => "here",
+    };
+    if expected.iter().any(|e| e == "`;`") && expected.len() <= 4 {
+        return Diagnostic::new(codes::E0011, span, format!("expected `;`, found {found}"))
+            .label("expected `;` before this")
+            .help("statements and declarations such as `let`, `csr` and `const` end with `;`");
+    }
+    let list = match expected.len() {
+        0 => String::from("something else"),
+        1..=8 => join_or(&expected),
+        _ => format!("{} or one of {} other tokens", expected[..6].join(", "), expected.len() - 6),
+    };
+    Diagnostic::new(codes::E0001, span, format!("syntax error {what}: expected {list}, found {found}"))
+        .label(format!("unexpected {found}"))
+}
+
+const OPERATORS: &[&str] = &[
+    "!=", "%", "&&", "&", "*", "+", "++", "-", "/", "<", "<<", "<=", "==", ">", ">=", ">>", "^", "|", "||",
+    "|+|", "|-|", ".", "[", "(", "as",
+];
+const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false"];
+
+/// Collapses pest's raw expected tokens into a short, readable list: operator tokens become "an
+/// operator", tokens that only start an expression become "an expression".
+fn summarize_expected(raw: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut operator = false;
+    let mut expression = false;
+    for token in raw {
+        let bare = token.trim_matches('`');
+        if bare.starts_with("/") && (bare == "//" || bare == "/*") {
+            continue;
+        }
+        if OPERATORS.contains(&bare) {
+            operator = true;
+            if bare == "(" {
+                expression = true;
+            }
+        } else if EXPR_STARTS.contains(&bare) || (bare == "-" || bare == "[") {
+            expression = true;
+        } else {
+            out.push(token);
+        }
+    }
+    out.sort();
+    out.dedup();
+    if expression && !operator {
+        out.push("an expression".to_string());
+    }
+    if operator {
+        out.push("an operator".to_string());
+    }
+    out
+}
+
+fn expected_tokens(err: &pest::error::Error<Rule>) -> Vec<String> {
+    let Some(attempts) = err.parse_attempts() else {
+        return Vec::new();
+    };
+    attempts
+        .expected_tokens()
+        .into_iter()
+        .map(|token| token.to_string())
+        .filter(|t| t != "BUILTIN_RULE" && !(t.chars().count() == 4 && t.contains("..")))
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| format!("`{t}`"))
+        .collect()
+}
+
+fn rule_description(rule: Rule) -> Option<String> {
+    use Rule::*;
+    if is_keyword_token(rule) {
+        let rule_name = format!("{rule:?}");
+        return Some(format!("`{}`", rule_name.trim_start_matches("kw_")));
+    }
+    Some(match rule {
+        ident | path | bad_keyword_ident => "a name",
+        expr | int_lit | literal => "an expression",
+        ty | named_ty => "a type",
+        pattern => "a pattern",
+        block => "`{`",
+        stmt => "a statement",
+        transition | goto_state => "a transition (`accept`, `reject`, a state or `match`)",
+        item => "an item",
+        member => "a member",
+        EOI => "end of item",
+        _ => return None,
+    }
+    .to_string())
+}
+
+fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}
+
+/// What is at `pos`, for "found ..." messages.
+fn describe_found(text: &str, pos: usize) -> String {
+    let rest = text.get(pos..).unwrap_or("");
+    let token: String = match rest.chars().next() {
+        None => return "end of input".to_string(),
+        Some(c) if c.is_alphanumeric() || c == '_' => {
+            rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+        }
+        Some(c) => c.to_string(),
+    };
+    format!("`{token}`")
+}
+
+/// The span of the token at `pos` (at least one character, unless at end of input).
+fn token_span(text: &str, pos: usize) -> Span {
+    let pos = pos.min(text.len());
+    let rest = &text[pos..];
+    let len = match rest.chars().next() {
+        None => 0,
+        Some(c) if c.is_alphanumeric() || c == '_' => rest
+            .char_indices()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(rest.len(), |(i, _)| i),
+        Some(c) => c.len_utf8(),
+    };
+    Span::new(pos, pos + len)
+}
