@@ -12,3 +12,10 @@ pub mod diag;
 pub mod parse;
 pub mod span;
 pub mod split;
+pub mod check;
+pub mod db;
+pub mod driver;
+pub mod resolve;
+pub mod stdlib;
+
+pub use driver::{check_source, CheckOptions, CheckReport, LoadError, Session};

@@ -62,6 +62,7 @@ codes! {
     E0010 = "`elif` is not a keyword";
     E0011 = "missing semicolon";
     E0012 = "quantity is not a whole number of base units";
+    E0013 = "source is not valid UTF-8";
     // Names.
     E0101 = "cannot find name";
     E0102 = "name defined more than once";

@@ -3,7 +3,7 @@
 use super::{Diagnostic, FileId, Loc, Severity};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{self, Files};
-use codespan_reporting::term::{self, Config};
+use codespan_reporting::term::{self, Chars, Config};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -156,7 +156,7 @@ fn clamp_to_char_boundary_in(map: &SourceMap, file: FileId, offset: usize, len: 
 
 /// Renders diagnostics as plain text (no colour), the form golden tests snapshot.
 pub fn to_plain_string(diags: &[Diagnostic], map: &SourceMap) -> String {
-    let config = Config::default();
+    let config = config();
     let mut out = String::new();
     for diag in diags {
         let cs_diag = to_codespan(diag, map);
@@ -173,7 +173,7 @@ pub fn emit(
     diags: &[Diagnostic],
     map: &SourceMap,
 ) -> std::io::Result<()> {
-    let config = Config::default();
+    let config = config();
     for diag in diags {
         let cs_diag = to_codespan(diag, map);
         if let Err(err) = term::emit_to_write_style(stream, &config, map, &cs_diag) {
@@ -181,6 +181,14 @@ pub fn emit(
         }
     }
     Ok(())
+}
+
+/// rustc's look: `-->` and `|` rather than box-drawing characters.
+fn config() -> Config {
+    Config {
+        chars: Chars::ascii(),
+        ..Config::default()
+    }
 }
 
 fn severity_word(diag: &Diagnostic) -> &'static str {
