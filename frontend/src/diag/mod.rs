@@ -7,6 +7,7 @@
 //! diagnostic.
 
 pub mod codes;
+pub mod explain;
 pub mod json;
 pub mod render;
 
