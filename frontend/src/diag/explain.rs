@@ -64,7 +64,10 @@ mod tests {
     #[test]
     fn finds_a_section_up_to_the_next_heading() {
         let text = section(DOC, "E0001");
-        assert_eq!(text, Some("## E0001: syntax error\n\nFirst.\n\n```sn\nconst A: bit<8> = ;\n```"));
+        assert_eq!(
+            text,
+            Some("## E0001: syntax error\n\nFirst.\n\n```sn\nconst A: bit<8> = ;\n```")
+        );
     }
 
     #[test]
@@ -76,7 +79,10 @@ mod tests {
     #[test]
     fn deeper_headings_stay_inside_a_section() {
         let text = section(DOC, "E0002");
-        assert_eq!(text, Some("## E0002: malformed number\n\nSecond.\n### not a section\nStill second."));
+        assert_eq!(
+            text,
+            Some("## E0002: malformed number\n\nSecond.\n### not a section\nStill second.")
+        );
     }
 
     #[test]
@@ -95,7 +101,10 @@ mod tests {
     #[test]
     fn handles_crlf_line_endings() {
         let doc = "## E0001: syntax error\r\n\r\nText.\r\n## E0002: x\r\n";
-        assert_eq!(section(doc, "E0001"), Some("## E0001: syntax error\r\n\r\nText."));
+        assert_eq!(
+            section(doc, "E0001"),
+            Some("## E0001: syntax error\r\n\r\nText.")
+        );
     }
 
     #[test]
@@ -113,7 +122,10 @@ mod tests {
     #[test]
     fn every_documented_code_is_in_the_catalogue() {
         for code in documented_codes() {
-            assert!(super::super::codes::lookup(code).is_some(), "{code} is documented but not a code");
+            assert!(
+                super::super::codes::lookup(code).is_some(),
+                "{code} is documented but not a code"
+            );
         }
     }
 }
