@@ -1,0 +1,123 @@
+//! `scenicc`: the compiler and toolchain for SCENIC Stream Compute Units.
+//!
+//! This crate is the thin command line: it parses arguments with clap, wires them to the library
+//! crates and turns outcomes into output and exit codes. It holds no compiler logic. This file has the
+//! clap definitions and the dispatch; each subcommand lives in a module of its own ([`check`],
+//! [`explain`]), and [`output`] prints diagnostics, summaries and messages.
+//!
+//! Exit codes: 0 success (warnings allowed), 1 the program has errors, 2 usage errors and I/O problems.
+
+mod check;
+mod explain;
+mod output;
+
+use clap::builder::styling::Style;
+use clap::builder::StyledStr;
+use clap::{Args, Parser, Subcommand};
+use output::{Color, MessageFormat, Output};
+use std::process::ExitCode;
+
+/// Exit code: the input has errors.
+pub const EXIT_ERRORS: u8 = 1;
+/// Exit code: bad usage, or a file could not be read.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "scenicc",
+    version,
+    about = "The scenic compiler: checks and builds Stream Compute Units for the SCENIC SmartNIC",
+    long_about = "The scenic compiler: one language for parsers, match-action tables, maps, stream kernels \
+                  and congestion controllers on the Stream Compute Units of the SCENIC SmartNIC.",
+    subcommand_required = true,
+    arg_required_else_help = true,
+    after_help = examples(&[
+        ("Check a program and print its diagnostics", "scenicc check examples/firewall.sn"),
+        ("Diagnostics as JSON lines, for editors and CI", "scenicc check --message-format json src/*.sn"),
+        ("Explain a diagnostic code", "scenicc explain E0202"),
+    ]),
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    global: GlobalArgs,
+}
+
+/// Options every subcommand accepts.
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// How to print diagnostics: `human` (rustc-style, on stderr) or `json` (one object per line, on
+    /// stdout).
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human, global = true)]
+    message_format: MessageFormat,
+    /// When to colour output: `auto` colours when stderr is a terminal.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Color::Auto, global = true)]
+    color: Color,
+    /// Print diagnostics only, no summary lines.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print what is being done (`checking FILE`, `ok: ...`).
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    /// Deny a lint: `-D warnings` reports every warning as an error.
+    #[arg(short = 'D', long = "deny", value_name = "LINT", value_parser = ["warnings"], global = true)]
+    deny: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check programs and report diagnostics, without building anything.
+    #[command(after_help = examples(&[
+        ("Check one program", "scenicc check examples/firewall.sn"),
+        ("Check several files in one session", "scenicc check src/*.sn"),
+        ("Fail on warnings too, as CI should", "scenicc check -D warnings examples/firewall.sn"),
+        ("Diagnostics as JSON lines on stdout", "scenicc check --message-format json src/*.sn"),
+    ]))]
+    Check(check::CheckArgs),
+    /// Print the long explanation of a diagnostic code, with an example and the fix.
+    #[command(after_help = examples(&[
+        ("Explain a code (case does not matter)", "scenicc explain E0202"),
+        ("List every code with its title", "scenicc explain --list"),
+    ]))]
+    Explain(explain::ExplainArgs),
+}
+
+/// An `Examples:` section for `after_help`: a comment and a command per example.
+fn examples(items: &[(&str, &str)]) -> StyledStr {
+    let heading = Style::new().bold().underline();
+    let comment = Style::new().dimmed();
+    let mut text = format!("{heading}Examples:{heading:#}\n");
+    for (what, command) in items {
+        text.push_str(&format!("  {comment}# {what}{comment:#}\n  {command}\n"));
+    }
+    text.into()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let global = &cli.global;
+    let output = Output::new(
+        global.message_format,
+        global.color,
+        global.quiet,
+        global.verbose,
+    );
+    let deny_warnings = global.deny.iter().any(|lint| lint == "warnings");
+    match &cli.command {
+        Command::Check(args) => check::run(args, &output, deny_warnings),
+        Command::Explain(args) => explain::run(args, &output),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,262 @@
+//! Everything `scenicc` prints: diagnostics, summary lines and its own messages.
+//!
+//! Human output goes to stderr, in colour when asked (`--color`) or when stderr is a terminal; stdout is
+//! kept for what a pipe wants: JSON diagnostics (`--message-format json`, one object per line and
+//! nothing else) and the text of `scenicc explain`. Summary lines follow rustc (`error: could not check
+//! ...`), are dropped by `-q` and never appear in JSON mode. Failures to write (a closed pipe) are
+//! ignored rather than turned into panics.
+
+use codespan_reporting::term::termcolor::{
+    Color as TermColor, ColorChoice, ColorSpec, StandardStream, WriteColor,
+};
+use scenic_frontend::CheckReport;
+use std::io::{IsTerminal, Write};
+
+/// `--message-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MessageFormat {
+    /// rustc-style text on stderr.
+    Human,
+    /// One JSON object per diagnostic per line on stdout.
+    Json,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Color {
+    /// Colour when stderr is a terminal.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The word a message line starts with, and its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// `error:` in bold red.
+    Error,
+    /// `warning:` in bold yellow.
+    Warning,
+    /// `help:` in bold cyan.
+    Help,
+    /// `ok:` in bold green.
+    Ok,
+}
+
+impl Level {
+    fn word(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Help => "help",
+            Level::Ok => "ok",
+        }
+    }
+
+    fn color(self) -> TermColor {
+        match self {
+            Level::Error => TermColor::Red,
+            Level::Warning => TermColor::Yellow,
+            Level::Help => TermColor::Cyan,
+            Level::Ok => TermColor::Green,
+        }
+    }
+}
+
+/// Where and how to print, from the global options.
+#[derive(Debug)]
+pub struct Output {
+    format: MessageFormat,
+    color: ColorChoice,
+    quiet: bool,
+    verbose: bool,
+}
+
+impl Output {
+    /// Output settings from the global options.
+    pub fn new(format: MessageFormat, color: Color, quiet: bool, verbose: bool) -> Output {
+        let color = match color {
+            Color::Always => ColorChoice::Always,
+            Color::Never => ColorChoice::Never,
+            // `Auto` also honours `NO_COLOR` and `TERM=dumb`.
+            Color::Auto if std::io::stderr().is_terminal() => ColorChoice::Auto,
+            Color::Auto => ColorChoice::Never,
+        };
+        Output {
+            format,
+            color,
+            quiet,
+            verbose,
+        }
+    }
+
+    fn human(&self) -> bool {
+        self.format == MessageFormat::Human
+    }
+
+    /// A message of scenicc's own (`error: cannot read ...`), printed in every mode.
+    pub fn message(&self, level: Level, text: &str) {
+        let stream = StandardStream::stderr(self.color);
+        let mut out = stream.lock();
+        let _ = write_message(&mut out, level, text);
+    }
+
+    /// A summary line: dropped by `-q` and in JSON mode.
+    pub fn summary(&self, level: Level, text: &str) {
+        if self.human() && !self.quiet {
+            self.message(level, text);
+        }
+    }
+
+    /// A progress line such as `checking FILE`: only with `-v`, only in human mode.
+    pub fn progress(&self, text: &str) {
+        if self.human() && self.verbose {
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
+        }
+    }
+
+    /// The closing `ok: ...` line: only with `-v`, only in human mode.
+    pub fn done(&self, text: &str) {
+        if self.human() && self.verbose {
+            self.message(Level::Ok, text);
+        }
+    }
+
+    /// Prints a report's diagnostics: rendered on stderr, or as JSON lines on stdout.
+    pub fn diagnostics(&self, report: &CheckReport) {
+        match self.format {
+            MessageFormat::Human => {
+                let stream = StandardStream::stderr(self.color);
+                let mut out = stream.lock();
+                let _ = scenic_frontend::diag::render::emit(
+                    &mut out,
+                    &report.diagnostics,
+                    &report.sources,
+                );
+            }
+            MessageFormat::Json => {
+                let mut out = std::io::stdout().lock();
+                for line in report.json_lines() {
+                    if writeln!(out, "{line}").is_err() {
+                        return;
+                    }
+                }
+                let _ = out.flush();
+            }
+        }
+    }
+}
+
+/// Prints `text` to stdout as is (explanations, lists); a closed pipe ends the output quietly.
+pub fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+fn write_message(out: &mut impl WriteColor, level: Level, text: &str) -> std::io::Result<()> {
+    out.set_color(ColorSpec::new().set_fg(Some(level.color())).set_bold(true))?;
+    write!(out, "{}", level.word())?;
+    let emphasised = matches!(level, Level::Error | Level::Warning);
+    out.set_color(ColorSpec::new().set_bold(emphasised))?;
+    write!(out, ": {text}")?;
+    out.reset()?;
+    writeln!(out)
+}
+
+/// `1 warning`, `2 errors`: a count and a noun, pluralised.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// How the summary names what was checked: `` `a.sn` ``, `` `a.sn` and `b.sn` `` or `4 files`.
+pub fn describe_files(names: &[String]) -> String {
+    match names {
+        [one] => format!("`{one}`"),
+        [a, b] => format!("`{a}` and `{b}`"),
+        _ => count(names.len(), "file"),
+    }
+}
+
+/// The rustc-like closing line of a check, if there is one to print.
+pub fn check_summary(names: &[String], errors: usize, warnings: usize) -> Option<(Level, String)> {
+    let what = describe_files(names);
+    if errors > 0 {
+        let mut text = format!(
+            "could not check {what} due to {}",
+            count(errors, "previous error")
+        );
+        if warnings > 0 {
+            text.push_str(&format!("; {} emitted", count(warnings, "warning")));
+        }
+        Some((Level::Error, text))
+    } else if warnings > 0 {
+        Some((
+            Level::Warning,
+            format!("{what} generated {}", count(warnings, "warning")),
+        ))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn summary_with_errors_and_warnings() {
+        let line = check_summary(&names(&["firewall.sn"]), 2, 1);
+        let text = "could not check `firewall.sn` due to 2 previous errors; 1 warning emitted";
+        assert_eq!(line, Some((Level::Error, text.to_string())));
+    }
+
+    #[test]
+    fn summary_with_one_error() {
+        let line = check_summary(&names(&["a.sn", "b.sn"]), 1, 0);
+        let text = "could not check `a.sn` and `b.sn` due to 1 previous error";
+        assert_eq!(line, Some((Level::Error, text.to_string())));
+    }
+
+    #[test]
+    fn summary_with_warnings_only() {
+        let line = check_summary(&names(&["firewall.sn"]), 0, 1);
+        assert_eq!(
+            line,
+            Some((
+                Level::Warning,
+                "`firewall.sn` generated 1 warning".to_string()
+            ))
+        );
+        let line = check_summary(&names(&["a.sn", "b.sn", "c.sn"]), 0, 3);
+        assert_eq!(
+            line,
+            Some((Level::Warning, "3 files generated 3 warnings".to_string()))
+        );
+    }
+
+    #[test]
+    fn no_summary_when_clean() {
+        assert_eq!(check_summary(&names(&["firewall.sn"]), 0, 0), None);
+    }
+
+    #[test]
+    fn plain_messages_have_no_escape_codes() {
+        let mut buffer = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+        let written = write_message(&mut buffer, Level::Error, "cannot read `x.sn`");
+        assert!(written.is_ok());
+        assert_eq!(
+            String::from_utf8_lossy(buffer.get_ref()),
+            "error: cannot read `x.sn`\n"
+        );
+    }
+}

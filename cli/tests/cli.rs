@@ -1,0 +1,295 @@
+//! End-to-end tests of the `scenicc` binary: exit codes, what goes to stdout and stderr, and the
+//! global options. Programs are written into a temporary directory and checked from there. The failing
+//! programs use syntax errors so that they do not depend on the type checker's details.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CLEAN: &str = "const A: bit<8> = 5;\n";
+/// E0004 (unknown unit) at 1:19.
+const BAD_UNIT: &str = "const A: bit<8> = 10mb;\n";
+/// E0009 (expected an item) at 1:1.
+const NOT_AN_ITEM: &str = "function f() {}\n";
+
+/// Runs `scenicc` with `args` in `dir`, with colour off.
+fn scenicc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scenicc"))
+        .args(["--color", "never"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run scenicc: {err}"))
+}
+
+/// A temporary directory holding the given files.
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir()
+        .unwrap_or_else(|err| panic!("cannot make a temporary directory: {err}"));
+    for (name, text) in files {
+        if let Err(err) = std::fs::write(dir.path().join(name), text) {
+            panic!("cannot write {name}: {err}");
+        }
+    }
+    dir
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn code(output: &Output) -> Option<i32> {
+    output.status.code()
+}
+
+#[test]
+fn a_clean_file_checks_with_exit_0_and_no_output() {
+    let dir = project(&[("ok.sn", CLEAN)]);
+    let out = scenicc(dir.path(), &["check", "ok.sn"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn verbose_prints_progress_and_ok() {
+    let dir = project(&[("ok.sn", CLEAN)]);
+    let out = scenicc(dir.path(), &["check", "-v", "ok.sn"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "checking ok.sn\nok: 1 file checked\n");
+}
+
+#[test]
+fn errors_exit_1_with_rustc_style_diagnostics_and_a_summary() {
+    let dir = project(&[("bad.sn", BAD_UNIT)]);
+    let out = scenicc(dir.path(), &["check", "bad.sn"]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error[E0004]"), "{err}");
+    assert!(err.contains("--> bad.sn:1:19"), "{err}");
+    assert!(
+        err.ends_with("error: could not check `bad.sn` due to 1 previous error\n"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}'), "colour with --color never: {err}");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn several_files_are_checked_together() {
+    let dir = project(&[("a.sn", BAD_UNIT), ("b.sn", NOT_AN_ITEM), ("c.sn", CLEAN)]);
+    let out = scenicc(dir.path(), &["check", "a.sn", "b.sn", "c.sn"]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error[E0004]") && err.contains("--> a.sn:1:19"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error[E0009]") && err.contains("--> b.sn:1:1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("could not check 3 files due to 2 previous errors"),
+        "{err}"
+    );
+}
+
+#[test]
+fn quiet_drops_the_summary_but_not_the_diagnostics() {
+    let dir = project(&[("bad.sn", NOT_AN_ITEM)]);
+    let out = scenicc(dir.path(), &["check", "-q", "bad.sn"]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("error[E0009]"), "{err}");
+    assert!(!err.contains("could not check"), "{err}");
+}
+
+#[test]
+fn a_missing_file_exits_2_with_a_clear_message() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["check", "missing.sn"]);
+    assert_eq!(code(&out), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with("error: cannot read `missing.sn`"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_directory_is_not_a_file() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["check", "."]);
+    assert_eq!(code(&out), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: cannot read `.`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn json_diagnostics_are_one_object_per_line_on_stdout() {
+    let dir = project(&[("a.sn", BAD_UNIT), ("b.sn", NOT_AN_ITEM)]);
+    let out = scenicc(
+        dir.path(),
+        &["check", "--message-format", "json", "a.sn", "b.sn"],
+    );
+    assert_eq!(code(&out), Some(1));
+    assert_eq!(stderr(&out), "", "no summary in JSON mode");
+    let text = stdout(&out);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(err) => panic!("not JSON: {line}: {err}"),
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for key in [
+        "severity", "code", "message", "file", "line", "column", "labels",
+    ] {
+        assert!(
+            lines.iter().all(|d| d.get(key).is_some()),
+            "missing `{key}` in {text}"
+        );
+    }
+    let first = &lines[0];
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["code"], "E0004");
+    assert_eq!(first["file"], "a.sn");
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(1), Some(19))
+    );
+    assert_eq!(lines[1]["code"], "E0009");
+}
+
+#[test]
+fn json_mode_prints_nothing_for_a_clean_file() {
+    let dir = project(&[("ok.sn", CLEAN)]);
+    let out = scenicc(
+        dir.path(),
+        &["check", "--message-format=json", "-v", "ok.sn"],
+    );
+    assert_eq!(code(&out), Some(0));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn deny_warnings_is_accepted_and_unknown_lints_are_usage_errors() {
+    let dir = project(&[("ok.sn", CLEAN)]);
+    let out = scenicc(dir.path(), &["check", "-D", "warnings", "ok.sn"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let out = scenicc(dir.path(), &["-D", "warnings", "check", "ok.sn"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let out = scenicc(dir.path(), &["check", "-D", "nonsense", "ok.sn"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(stderr(&out).contains("nonsense"), "{}", stderr(&out));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = project(&[]);
+    assert_eq!(code(&scenicc(dir.path(), &[])), Some(2));
+    assert_eq!(code(&scenicc(dir.path(), &["check"])), Some(2));
+    assert_eq!(code(&scenicc(dir.path(), &["frobnicate"])), Some(2));
+    assert_eq!(
+        code(&scenicc(
+            dir.path(),
+            &["--message-format", "xml", "check", "a.sn"]
+        )),
+        Some(2)
+    );
+    assert_eq!(
+        code(&scenicc(dir.path(), &["-q", "-v", "check", "a.sn"])),
+        Some(2)
+    );
+}
+
+#[test]
+fn explain_prints_the_section_for_a_code_in_any_case() {
+    let dir = project(&[]);
+    for code_arg in ["E0001", "e0001"] {
+        let out = scenicc(dir.path(), &["explain", code_arg]);
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("## E0001: syntax error\n"), "{text}");
+        assert!(
+            text.contains("Erroneous example:") && text.contains("const A: bit<8> = ;"),
+            "{text}"
+        );
+        assert!(!text.contains("## E0002"), "{text}");
+    }
+}
+
+#[test]
+fn explain_rejects_unknown_codes_with_exit_2() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["explain", "E9999"]);
+    assert_eq!(code(&out), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: no such diagnostic code `E9999`"),
+        "{err}"
+    );
+    assert!(err.contains("scenicc explain --list"), "{err}");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn explain_list_prints_every_code_with_its_title() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["explain", "--list"]);
+    assert_eq!(code(&out), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.lines().any(|line| line == "E0001: syntax error"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|line| line == "E0004: unknown unit"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|line| line.starts_with("W0001: ")),
+        "{text}"
+    );
+}
+
+#[test]
+fn version_and_help() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["--version"]);
+    assert_eq!(code(&out), Some(0));
+    assert_eq!(
+        stdout(&out),
+        format!("scenicc {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    for args in [
+        &["--help"][..],
+        &["check", "--help"],
+        &["explain", "--help"],
+        &["help", "check"],
+    ] {
+        let out = scenicc(dir.path(), args);
+        assert_eq!(code(&out), Some(0), "{args:?}");
+        let text = stdout(&out);
+        assert!(
+            text.contains("Examples:") && text.contains("scenicc "),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn color_always_colours_diagnostics_and_summary() {
+    let dir = project(&[("bad.sn", BAD_UNIT)]);
+    let out = scenicc(dir.path(), &["check", "--color", "always", "bad.sn"]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("\u{1b}["), "{err}");
+    assert!(err.contains("could not check"), "{err}");
+}
