@@ -11,6 +11,10 @@ fn main() {
     }
     let report = session.check(scenic_frontend::CheckOptions::default());
     print!("{}", report.render_plain());
-    println!("{} errors, {} warnings", report.error_count(), report.warning_count());
+    println!(
+        "{} errors, {} warnings",
+        report.error_count(),
+        report.warning_count()
+    );
     std::process::exit(i32::from(report.error_count() > 0));
 }

@@ -118,7 +118,10 @@ pub fn file_split(db: &dyn salsa::Database, file: SourceFile) -> Arc<SplitFile> 
 
 /// The parse of one chunk's text.
 #[salsa::tracked(returns(clone))]
-pub fn parse_chunk_text<'db>(db: &'db dyn salsa::Database, chunk: ChunkText<'db>) -> Arc<ParsedChunk> {
+pub fn parse_chunk_text<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: ChunkText<'db>,
+) -> Arc<ParsedChunk> {
     Arc::new(parse::parse_chunk(chunk.text(db), chunk.tag(db).kind()))
 }
 
@@ -141,10 +144,19 @@ pub fn chunk_count(db: &dyn salsa::Database, file: SourceFile) -> u32 {
 }
 
 /// Turns chunk-relative locations into file locations.
-pub fn rebase(db: &dyn salsa::Database, file: SourceFile, chunk: u32, diag: Diagnostic) -> Diagnostic {
+pub fn rebase(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    chunk: u32,
+    diag: Diagnostic,
+) -> Diagnostic {
     let split = file_split(db, file);
     let offset_of = |db: &dyn salsa::Database, f: SourceFile, c: u32| -> u32 {
-        let s = if f == file { split.clone() } else { file_split(db, f) };
+        let s = if f == file {
+            split.clone()
+        } else {
+            file_split(db, f)
+        };
         s.chunks.get(c as usize).map_or(0, |ch| ch.span.lo)
     };
     let modules = Workspace::get(db).modules(db).clone();
@@ -153,15 +165,17 @@ pub fn rebase(db: &dyn salsa::Database, file: SourceFile, chunk: u32, diag: Diag
             file: file.id(db),
             span: span.shifted(offset_of(db, file, chunk)),
         },
-        Loc::Chunk { file: fid, chunk: c, span } => {
-            match modules.values().find(|f| f.id(db) == fid) {
-                Some(other) => Loc::File {
-                    file: fid,
-                    span: span.shifted(offset_of(db, *other, c)),
-                },
-                None => Loc::File { file: fid, span },
-            }
-        }
+        Loc::Chunk {
+            file: fid,
+            chunk: c,
+            span,
+        } => match modules.values().find(|f| f.id(db) == fid) {
+            Some(other) => Loc::File {
+                file: fid,
+                span: span.shifted(offset_of(db, *other, c)),
+            },
+            None => Loc::File { file: fid, span },
+        },
         file_loc => file_loc,
     })
 }
@@ -173,10 +187,15 @@ pub fn syntax_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec
     let mut out: Vec<Diagnostic> = split
         .errors
         .iter()
-        .map(|err| split_error(err).map_locs(|loc| match loc {
-            Loc::Here(span) => Loc::File { file: file.id(db), span },
-            other => other,
-        }))
+        .map(|err| {
+            split_error(err).map_locs(|loc| match loc {
+                Loc::Here(span) => Loc::File {
+                    file: file.id(db),
+                    span,
+                },
+                other => other,
+            })
+        })
         .collect();
     for index in 0..split.chunks.len() as u32 {
         let parsed = chunk_ast(db, ChunkKey::new(db, file, index));
@@ -195,9 +214,11 @@ fn split_error(err: &split::SplitError) -> Diagnostic {
                 .label("this `/*` has no matching `*/`")
                 .help("close the comment with `*/`; block comments do not nest")
         }
-        split::SplitError::UnclosedBrace(span) => Diagnostic::new(codes::E0007, *span, "unclosed `{`")
-            .label("this `{` is never closed")
-            .help("add the missing `}`"),
+        split::SplitError::UnclosedBrace(span) => {
+            Diagnostic::new(codes::E0007, *span, "unclosed `{`")
+                .label("this `{` is never closed")
+                .help("add the missing `}`")
+        }
         split::SplitError::UnexpectedClose(span) => {
             Diagnostic::new(codes::E0007, *span, "unexpected closing bracket")
                 .label("nothing to close here")
@@ -208,5 +229,8 @@ fn split_error(err: &split::SplitError) -> Diagnostic {
 
 /// A span covering the whole of chunk `index` of `file` (file offsets).
 pub fn chunk_span(db: &dyn salsa::Database, file: SourceFile, index: u32) -> Span {
-    file_split(db, file).chunks.get(index as usize).map_or(Span::default(), |c| c.span)
+    file_split(db, file)
+        .chunks
+        .get(index as usize)
+        .map_or(Span::default(), |c| c.span)
 }

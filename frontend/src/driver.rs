@@ -119,7 +119,8 @@ impl Session {
         })?;
         let name = path.display().to_string();
         let file = self.add_bytes(name, &bytes);
-        self.paths.insert(module_key_of_path(path), path.to_path_buf());
+        self.paths
+            .insert(module_key_of_path(path), path.to_path_buf());
         self.register_module(module_key_of_path(path), file);
         self.roots.push(file);
         Ok(file)
@@ -147,13 +148,20 @@ impl Session {
             if let Some(diag) = self.load_diags.get(&file.id(&self.db)) {
                 diagnostics.push(diag.clone());
             }
-            diagnostics.extend(crate::check::file_diagnostics(&self.db, file).iter().cloned());
+            diagnostics.extend(
+                crate::check::file_diagnostics(&self.db, file)
+                    .iter()
+                    .cloned(),
+            );
         }
         if options.deny_warnings {
             for diag in &mut diagnostics {
                 if diag.severity == Severity::Warning {
                     diag.severity = Severity::Error;
-                    diag.notes.push(format!("`-D warnings` turns warning {} into an error", diag.code.id));
+                    diag.notes.push(format!(
+                        "`-D warnings` turns warning {} into an error",
+                        diag.code.id
+                    ));
                 }
             }
         }
@@ -176,7 +184,11 @@ impl Session {
     fn source_map(&self) -> SourceMap {
         let mut map = SourceMap::default();
         for file in &self.files {
-            map.insert(file.id(&self.db), file.name(&self.db).clone(), Arc::from(file.text(&self.db).as_str()));
+            map.insert(
+                file.id(&self.db),
+                file.name(&self.db).clone(),
+                Arc::from(file.text(&self.db).as_str()),
+            );
         }
         map
     }
@@ -227,7 +239,9 @@ impl Session {
             let file = self.files[index];
             index += 1;
             for key in crate::resolve::imported_module_keys(&self.db, file) {
-                let known = Workspace::get(&self.db).modules(&self.db).contains_key(&key);
+                let known = Workspace::get(&self.db)
+                    .modules(&self.db)
+                    .contains_key(&key);
                 if known || key.starts_with("std::") {
                     continue;
                 }
@@ -260,4 +274,3 @@ pub fn check_source(name: &str, text: &str, options: CheckOptions) -> CheckRepor
     session.add_source(name, text);
     session.check(options)
 }
-

@@ -8,14 +8,17 @@
 //! diagnostic code.
 
 pub mod ast;
-pub mod diag;
-pub mod parse;
-pub mod span;
-pub mod split;
 pub mod check;
 pub mod db;
+pub mod diag;
 pub mod driver;
+pub mod parse;
 pub mod resolve;
+pub mod span;
+pub mod split;
 pub mod stdlib;
+pub mod typeck;
 
 pub use driver::{check_source, CheckOptions, CheckReport, LoadError, Session};
+pub mod consteval;
+pub mod types;

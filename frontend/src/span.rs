@@ -8,7 +8,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A half-open byte range `lo..hi`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     /// First byte.
     pub lo: u32,

@@ -102,7 +102,9 @@ impl<'a> Splitter<'a> {
                     Stop::End(end) | Stop::Outer(end) | Stop::Body(end) => {
                         self.push(ChunkKind::Item, start, end);
                         if end < self.bytes.len() && self.bytes[end] == b'}' && end == self.pos {
-                            self.out.errors.push(SplitError::UnexpectedClose(Span::new(end, end + 1)));
+                            self.out
+                                .errors
+                                .push(SplitError::UnexpectedClose(Span::new(end, end + 1)));
                             self.pos = end + 1;
                         }
                     }
@@ -113,7 +115,11 @@ impl<'a> Splitter<'a> {
 
     /// An `scu` or `cc` item: its head, then its members until the closing `}`.
     fn container(&mut self, start: usize, is_scu: bool) {
-        let head_kind = if is_scu { ChunkKind::ScuHead } else { ChunkKind::CcHead };
+        let head_kind = if is_scu {
+            ChunkKind::ScuHead
+        } else {
+            ChunkKind::CcHead
+        };
         let stop = self.scan_chunk(start, "", true);
         let brace = match stop {
             Stop::Body(brace) => brace,
@@ -128,7 +134,9 @@ impl<'a> Splitter<'a> {
         self.pos = brace + 1;
         loop {
             if !self.skip_trivia() {
-                self.out.errors.push(SplitError::UnclosedBrace(Span::new(brace, brace + 1)));
+                self.out
+                    .errors
+                    .push(SplitError::UnclosedBrace(Span::new(brace, brace + 1)));
                 return;
             }
             if self.bytes[self.pos] == b'}' {
@@ -140,7 +148,11 @@ impl<'a> Splitter<'a> {
             match self.scan_chunk(member_start, word, false) {
                 Stop::End(end) => self.push(ChunkKind::Member { parent }, member_start, end),
                 Stop::Outer(end) | Stop::Body(end) => {
-                    self.push(ChunkKind::Member { parent }, member_start, trim_end(self.bytes, member_start, end));
+                    self.push(
+                        ChunkKind::Member { parent },
+                        member_start,
+                        trim_end(self.bytes, member_start, end),
+                    );
                     self.pos = end;
                 }
             }
@@ -149,7 +161,10 @@ impl<'a> Splitter<'a> {
 
     fn push(&mut self, kind: ChunkKind, start: usize, end: usize) {
         if end > start {
-            self.out.chunks.push(Chunk { kind, span: Span::new(start, end) });
+            self.out.chunks.push(Chunk {
+                kind,
+                span: Span::new(start, end),
+            });
         }
     }
 
@@ -174,7 +189,9 @@ impl<'a> Splitter<'a> {
                             self.pos = at;
                             return Stop::Outer(at);
                         }
-                        self.out.errors.push(SplitError::UnexpectedClose(Span::new(at, at + 1)));
+                        self.out
+                            .errors
+                            .push(SplitError::UnexpectedClose(Span::new(at, at + 1)));
                         continue;
                     }
                     if byte == b'}' && stack.is_empty() && !ends_with_semicolon {
@@ -187,7 +204,9 @@ impl<'a> Splitter<'a> {
         }
         if let Some(&(_, open)) = stack.first() {
             if self.bytes[open] == b'{' {
-                self.out.errors.push(SplitError::UnclosedBrace(Span::new(open, open + 1)));
+                self.out
+                    .errors
+                    .push(SplitError::UnclosedBrace(Span::new(open, open + 1)));
             }
         }
         Stop::Outer(self.bytes.len())
@@ -217,7 +236,9 @@ impl<'a> Splitter<'a> {
                 Some(end) => self.pos += end + 4,
                 None => {
                     let at = self.pos;
-                    self.out.errors.push(SplitError::UnterminatedComment(Span::new(at, at + 2)));
+                    self.out
+                        .errors
+                        .push(SplitError::UnterminatedComment(Span::new(at, at + 2)));
                     self.pos = self.bytes.len();
                 }
             }
@@ -251,7 +272,11 @@ mod tests {
     use super::*;
 
     fn texts(src: &str) -> Vec<(ChunkKind, &str)> {
-        split(src).chunks.iter().map(|c| (c.kind, &src[c.span.range()])).collect()
+        split(src)
+            .chunks
+            .iter()
+            .map(|c| (c.kind, &src[c.span.range()]))
+            .collect()
     }
 
     #[test]
@@ -261,8 +286,14 @@ mod tests {
         assert_eq!(got.len(), 6);
         assert_eq!(got[0].1, "use std::net::{ethernet};");
         assert_eq!(got[2], (ChunkKind::ScuHead, "scu s on slow_path"));
-        assert_eq!(got[3], (ChunkKind::Member { parent: 2 }, "csr x: bit<8> = 1;"));
-        assert_eq!(got[4], (ChunkKind::Member { parent: 2 }, "control { if a { b(); } }"));
+        assert_eq!(
+            got[3],
+            (ChunkKind::Member { parent: 2 }, "csr x: bit<8> = 1;")
+        );
+        assert_eq!(
+            got[4],
+            (ChunkKind::Member { parent: 2 }, "control { if a { b(); } }")
+        );
         assert_eq!(got[5], (ChunkKind::Item, "fn f() { }"));
     }
 
@@ -284,7 +315,10 @@ mod tests {
         let out = split("fn f() { /* never closed");
         assert!(matches!(out.errors[0], SplitError::UnterminatedComment(_)));
         let out = split("scu s on slow_path { control { }");
-        assert!(out.errors.iter().any(|e| matches!(e, SplitError::UnclosedBrace(_))));
+        assert!(out
+            .errors
+            .iter()
+            .any(|e| matches!(e, SplitError::UnclosedBrace(_))));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 pub const STD_PREFIX: &str = "<std>";
 
 /// `(module path, display name, source)` of every standard module written in scenic.
-pub const MODULES: &[(&str, &str, &str)] = &[("std::net", "<std>/net.sn", include_str!("../std/net.sn"))];
+pub const MODULES: &[(&str, &str, &str)] =
+    &[("std::net", "<std>/net.sn", include_str!("../std/net.sn"))];
 
 /// The intrinsic modules: `std::hash`, `std::checksum`.
 pub const INTRINSIC_MODULES: &[&str] = &["hash", "checksum"];

@@ -18,7 +18,11 @@ fn syntax_errors_in_several_items_are_all_reported() {
 
 #[test]
 fn json_lines_carry_locations() {
-    let report = check_source("j.sn", "\n  const A: bit<8> = 1.5ns;", CheckOptions::default());
+    let report = check_source(
+        "j.sn",
+        "\n  const A: bit<8> = 1.5ns;",
+        CheckOptions::default(),
+    );
     let lines = report.json_lines();
     assert_eq!(lines.len(), 1);
     let value: serde_json::Value = serde_json::from_str(&lines[0]).expect("valid JSON");

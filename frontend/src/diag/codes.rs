@@ -138,5 +138,7 @@ codes! {
 
 /// Looks a code up by its id, ignoring ASCII case (`e0201` finds `E0201`).
 pub fn lookup(id: &str) -> Option<Code> {
-    ALL.iter().copied().find(|code| code.id.eq_ignore_ascii_case(id))
+    ALL.iter()
+        .copied()
+        .find(|code| code.id.eq_ignore_ascii_case(id))
 }

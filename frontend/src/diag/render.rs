@@ -50,7 +50,9 @@ impl SourceMap {
 
     /// The display name of `file`.
     pub fn name(&self, file: FileId) -> &str {
-        self.files.get(file.0 as usize).map_or("<unknown>", |f| f.name.as_str())
+        self.files
+            .get(file.0 as usize)
+            .map_or("<unknown>", |f| f.name.as_str())
     }
 
     /// The 1-based line and column of byte `offset` in `file` (clamped to the text).
@@ -65,7 +67,10 @@ impl SourceMap {
         };
         let start = entry.line_starts[line];
         let column = entry.text[start..offset].chars().count() + 1;
-        LineCol { line: line + 1, column }
+        LineCol {
+            line: line + 1,
+            column,
+        }
     }
 
     fn entry(&self, file: usize) -> Result<&SourceEntry, files::Error> {
@@ -104,11 +109,18 @@ impl<'a> Files<'a> for SourceMap {
 
     fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, files::Error> {
         let entry = self.entry(id)?;
-        let start = *entry.line_starts.get(line_index).ok_or(files::Error::LineTooLarge {
-            given: line_index,
-            max: entry.line_starts.len().saturating_sub(1),
-        })?;
-        let end = entry.line_starts.get(line_index + 1).copied().unwrap_or(entry.text.len());
+        let start = *entry
+            .line_starts
+            .get(line_index)
+            .ok_or(files::Error::LineTooLarge {
+                given: line_index,
+                max: entry.line_starts.len().saturating_sub(1),
+            })?;
+        let end = entry
+            .line_starts
+            .get(line_index + 1)
+            .copied()
+            .unwrap_or(entry.text.len());
         Ok(start..end)
     }
 }
@@ -161,7 +173,12 @@ pub fn to_plain_string(diags: &[Diagnostic], map: &SourceMap) -> String {
     for diag in diags {
         let cs_diag = to_codespan(diag, map);
         if term::emit_to_string(&mut out, &config, map, &cs_diag).is_err() {
-            out.push_str(&format!("{}[{}]: {}\n", severity_word(diag), diag.code.id, diag.message));
+            out.push_str(&format!(
+                "{}[{}]: {}\n",
+                severity_word(diag),
+                diag.code.id,
+                diag.message
+            ));
         }
     }
     out

@@ -72,7 +72,11 @@ impl<'t> Builder<'t> {
     }
 
     /// Applies pending prefix operators (innermost last written) to an operand.
-    fn close_operand(&mut self, operand: Option<Expr>, prefixes: &mut Vec<(UnaryOp, Span)>) -> Expr {
+    fn close_operand(
+        &mut self,
+        operand: Option<Expr>,
+        prefixes: &mut Vec<(UnaryOp, Span)>,
+    ) -> Expr {
         let mut expr = match operand {
             Some(expr) => expr,
             None => self.mk_expr(ExprKind::Error, Span::default()),
@@ -108,11 +112,14 @@ impl<'t> Builder<'t> {
         while !stack.is_empty() {
             self.reduce(&mut output, &mut stack);
         }
-        output.pop().unwrap_or_else(|| self.mk_expr(ExprKind::Error, Span::default()))
+        output
+            .pop()
+            .unwrap_or_else(|| self.mk_expr(ExprKind::Error, Span::default()))
     }
 
     fn reduce(&mut self, output: &mut Vec<Expr>, stack: &mut Vec<(BinaryOp, u8)>) {
-        let (Some((op, _)), Some(rhs), Some(lhs)) = (stack.pop(), output.pop(), output.pop()) else {
+        let (Some((op, _)), Some(rhs), Some(lhs)) = (stack.pop(), output.pop(), output.pop())
+        else {
             return;
         };
         let span = lhs.span.to(rhs.span);
@@ -304,7 +311,9 @@ impl<'t> Builder<'t> {
         let children: Vec<Pair<'t, Rule>> = self.children(pair).collect();
         let kind = match rule {
             Rule::wildcard => PatternKind::Wildcard,
-            Rule::tuple_pat => PatternKind::Tuple(children.into_iter().map(|p| self.pattern(p)).collect()),
+            Rule::tuple_pat => {
+                PatternKind::Tuple(children.into_iter().map(|p| self.pattern(p)).collect())
+            }
             Rule::range_pat => self.range_pattern(children),
             Rule::masked_pat => {
                 let mut values = children.into_iter().map(|p| self.pat_value(p));

@@ -12,7 +12,9 @@ impl<'t> Builder<'t> {
         let span = span_of(&pair);
         let kind = match pair.as_rule() {
             Rule::use_item => self.use_item(pair),
-            Rule::const_item => self.const_decl(pair).map_or(ItemKind::Error, ItemKind::Const),
+            Rule::const_item => self
+                .const_decl(pair)
+                .map_or(ItemKind::Error, ItemKind::Const),
             Rule::header_item => self.record(pair).map_or(ItemKind::Error, ItemKind::Header),
             Rule::struct_item => self.record(pair).map_or(ItemKind::Error, ItemKind::Struct),
             Rule::enum_item => self.enum_item(pair),
@@ -40,13 +42,21 @@ impl<'t> Builder<'t> {
             "import" | "include" | "require" => Some("`use`"),
             "let" | "var" | "static" => Some("`const` (or `csr`/`state` for mutable state)"),
             "register" | "reg" => Some("`csr`"),
-            "actions" | "key" | "entries" | "default" | "size" => Some("this inside a `table { ... }`"),
+            "actions" | "key" | "entries" | "default" | "size" => {
+                Some("this inside a `table { ... }`")
+            }
             _ => None,
         };
         let (expected, noun) = if member {
-            ("expected a member such as `csr`, `parser`, `table`, `control`, `on` or `fn`", "member")
+            (
+                "expected a member such as `csr`, `parser`, `table`, `control`, `on` or `fn`",
+                "member",
+            )
         } else {
-            ("expected an item such as `use`, `const`, `header`, `struct`, `fn`, `scu` or `cc`", "item")
+            (
+                "expected an item such as `use`, `const`, `header`, `struct`, `fn`, `scu` or `cc`",
+                "item",
+            )
         };
         let mut diag = Diagnostic::new(codes::E0009, span, format!("{expected}, found `{word}`"))
             .label(format!("not the start of an {noun}"));
@@ -110,7 +120,10 @@ impl<'t> Builder<'t> {
     fn record(&mut self, pair: Pair<'t, Rule>) -> Option<RecordDecl> {
         let mut children = self.children(pair);
         let name = children.next().map(|n| self.ident(n))?;
-        let fields = children.next().map(|f| self.field_decls(f)).unwrap_or_default();
+        let fields = children
+            .next()
+            .map(|f| self.field_decls(f))
+            .unwrap_or_default();
         Some(RecordDecl { name, fields })
     }
 
@@ -149,7 +162,11 @@ impl<'t> Builder<'t> {
             }
         }
         match name {
-            Some(name) => ItemKind::Enum(EnumDecl { name, repr, variants }),
+            Some(name) => ItemKind::Enum(EnumDecl {
+                name,
+                repr,
+                variants,
+            }),
             None => ItemKind::Error,
         }
     }
@@ -239,7 +256,9 @@ impl<'t> Builder<'t> {
             Rule::csr_decl => MemberKind::Csr(self.csr(pair)?),
             Rule::headers_decl => MemberKind::Headers(self.single_fields(pair)),
             Rule::meta_decl => MemberKind::Meta(self.single_fields(pair)),
-            Rule::errors_decl => MemberKind::Errors(self.children(pair).map(|n| self.ident(n)).collect()),
+            Rule::errors_decl => {
+                MemberKind::Errors(self.children(pair).map(|n| self.ident(n)).collect())
+            }
             Rule::parser_decl => MemberKind::Parser(self.parser(pair)),
             Rule::table_decl => MemberKind::Table(self.table(pair)?),
             Rule::action_decl => MemberKind::Action(self.fn_decl(pair)?),
@@ -484,11 +503,17 @@ impl<'t> Builder<'t> {
         }
         match rule {
             Rule::table_key => {
-                let keys = children.into_iter().filter_map(|k| self.key_elem(k)).collect();
+                let keys = children
+                    .into_iter()
+                    .filter_map(|k| self.key_elem(k))
+                    .collect();
                 table.keys = Some((keys, span));
             }
             Rule::table_actions => {
-                let actions = children.into_iter().filter_map(|a| self.action_ref(a)).collect();
+                let actions = children
+                    .into_iter()
+                    .filter_map(|a| self.action_ref(a))
+                    .collect();
                 table.actions = Some((actions, span));
             }
             Rule::table_default => table.default = self.action_call(children, span),

@@ -37,8 +37,8 @@ pub(crate) fn unit_info(unit: &str) -> Option<(UnitKind, u128)> {
 }
 
 const UNITS: &[&str] = &[
-    "ns", "us", "ms", "s", "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "bps", "Kbps", "Mbps",
-    "Gbps", "Tbps",
+    "ns", "us", "ms", "s", "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "bps", "Kbps",
+    "Mbps", "Gbps", "Tbps",
 ];
 
 /// Parses an integer's digits (with `_` separators) in the given radix.
@@ -87,7 +87,11 @@ impl<'t> Builder<'t> {
         match lit {
             Some(lit) => ExprKind::Lit(lit),
             None => {
-                if !self.diags.iter().any(|d| d.primary_loc() == Some(crate::diag::Loc::Here(span))) {
+                if !self
+                    .diags
+                    .iter()
+                    .any(|d| d.primary_loc() == Some(crate::diag::Loc::Here(span)))
+                {
                     self.diags.push(
                         Diagnostic::new(codes::E0002, span, format!("malformed literal `{text}`"))
                             .label("cannot read this literal"),
@@ -103,7 +107,8 @@ impl<'t> Builder<'t> {
         let number = parts.next()?.as_str();
         let unit_text = parts.next()?.as_str();
         let (unit, factor) = unit_info(unit_text)?;
-        let value = parse_decimal(number)? * BigRational::from_integer(BigUint::from(factor).into());
+        let value =
+            parse_decimal(number)? * BigRational::from_integer(BigUint::from(factor).into());
         if !value.is_integer() {
             let base = match unit {
                 UnitKind::Duration => "nanoseconds",
@@ -111,16 +116,26 @@ impl<'t> Builder<'t> {
                 UnitKind::Rate => "bits per second",
             };
             self.diags.push(
-                Diagnostic::new(codes::E0012, span, format!("`{number}{unit_text}` is not a whole number of {base}"))
-                    .label(format!("this is {} {base}", fmt_rational(&value)))
-                    .help(format!("quantities are stored in {base}; use a smaller unit or a rounder number")),
+                Diagnostic::new(
+                    codes::E0012,
+                    span,
+                    format!("`{number}{unit_text}` is not a whole number of {base}"),
+                )
+                .label(format!("this is {} {base}", fmt_rational(&value)))
+                .help(format!(
+                    "quantities are stored in {base}; use a smaller unit or a rounder number"
+                )),
             );
             return None;
         }
         let Some(value) = value.to_integer().to_u128() else {
             self.diags.push(
-                Diagnostic::new(codes::E0203, span, format!("`{number}{unit_text}` is too large"))
-                    .label("does not fit in 128 bits of base units"),
+                Diagnostic::new(
+                    codes::E0203,
+                    span,
+                    format!("`{number}{unit_text}` is too large"),
+                )
+                .label("does not fit in 128 bits of base units"),
             );
             return None;
         };
@@ -130,7 +145,11 @@ impl<'t> Builder<'t> {
     fn ipv4(&mut self, text: &str, span: Span) -> Option<Literal> {
         let (addr_text, prefix_text) = split_prefix(text);
         let Ok(addr) = Ipv4Addr::from_str(addr_text) else {
-            self.address_error(text, span, "an IPv4 address has four decimal octets from 0 to 255, without leading zeros");
+            self.address_error(
+                text,
+                span,
+                "an IPv4 address has four decimal octets from 0 to 255, without leading zeros",
+            );
             return None;
         };
         let prefix = self.prefix(prefix_text, 32, span)?;
@@ -143,7 +162,11 @@ impl<'t> Builder<'t> {
     fn ipv6(&mut self, text: &str, span: Span) -> Option<Literal> {
         let (addr_text, prefix_text) = split_prefix(text);
         let Ok(addr) = Ipv6Addr::from_str(addr_text) else {
-            self.address_error(text, span, "an IPv6 address has eight 16-bit hex groups, or fewer with one `::`");
+            self.address_error(
+                text,
+                span,
+                "an IPv6 address has eight 16-bit hex groups, or fewer with one `::`",
+            );
             return None;
         };
         let prefix = self.prefix(prefix_text, 128, span)?;
@@ -162,8 +185,12 @@ impl<'t> Builder<'t> {
             Ok(len) if len <= max => Some(Some(len as u8)),
             _ => {
                 self.diags.push(
-                    Diagnostic::new(codes::E0003, span, format!("prefix length `/{text}` is longer than the address"))
-                        .label(format!("at most /{max} for this address"))
+                    Diagnostic::new(
+                        codes::E0003,
+                        span,
+                        format!("prefix length `/{text}` is longer than the address"),
+                    )
+                    .label(format!("at most /{max} for this address")),
                 );
                 None
             }
@@ -188,8 +215,14 @@ impl<'t> Builder<'t> {
             let (kind, _) = unit_info(unit).map_or((UnitKind::Size, 0), |u| u);
             Diagnostic::new(codes::E0004, span, format!("unknown unit `{suffix}`"))
                 .label("not a unit")
-                .help(format!("units are case-sensitive: did you mean `{number}{unit}` (a {})?", kind.type_name()))
-        } else if suffix.starts_with(['u', 'i', 'w', 's']) && suffix[1..].chars().all(|c| c.is_ascii_digit()) && suffix.len() > 1 {
+                .help(format!(
+                    "units are case-sensitive: did you mean `{number}{unit}` (a {})?",
+                    kind.type_name()
+                ))
+        } else if suffix.starts_with(['u', 'i', 'w', 's'])
+            && suffix[1..].chars().all(|c| c.is_ascii_digit())
+            && suffix.len() > 1
+        {
             Diagnostic::new(codes::E0002, span, format!("integer literals have no width suffix: `{text}`"))
                 .label("width suffix")
                 .help(format!("an integer literal takes its width from context; write `{number} as bit<{}>` to give one", &suffix[1..]))
@@ -197,7 +230,12 @@ impl<'t> Builder<'t> {
             Diagnostic::new(codes::E0002, span, format!("malformed number `{text}`"))
                 .label("invalid digit for this base")
                 .note("`0x` takes digits 0-9 and a-f, `0b` takes 0 and 1, `0o` takes 0-7; `_` may separate digits")
-        } else if !suffix.is_empty() && suffix.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+        } else if !suffix.is_empty()
+            && suffix
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+        {
             Diagnostic::new(codes::E0002, span, format!("malformed number `{text}`"))
                 .label("a number cannot be followed by letters")
                 .note(format!("the known units are {}", UNITS.join(", ")))
@@ -215,16 +253,20 @@ fn similar_unit(suffix: &str) -> Option<&'static str> {
     if suffix.is_empty() {
         return None;
     }
-    UNITS.iter().copied().find(|unit| unit.eq_ignore_ascii_case(suffix)).or(match suffix {
-        "Mb" | "mb" => Some("MB"),
-        "Kb" | "kb" => Some("KB"),
-        "Gb" | "gb" => Some("GB"),
-        "sec" | "secs" => Some("s"),
-        "msec" => Some("ms"),
-        "usec" | "µs" => Some("us"),
-        "nsec" => Some("ns"),
-        _ => None,
-    })
+    UNITS
+        .iter()
+        .copied()
+        .find(|unit| unit.eq_ignore_ascii_case(suffix))
+        .or(match suffix {
+            "Mb" | "mb" => Some("MB"),
+            "Kb" | "kb" => Some("KB"),
+            "Gb" | "gb" => Some("GB"),
+            "sec" | "secs" => Some("s"),
+            "msec" => Some("ms"),
+            "usec" | "µs" => Some("us"),
+            "nsec" => Some("ns"),
+            _ => None,
+        })
 }
 
 fn split_prefix(text: &str) -> (&str, Option<&str>) {
@@ -243,7 +285,7 @@ fn parse_mac(text: &str) -> Option<u64> {
 }
 
 /// A rational as a decimal for messages (at most 6 fraction digits).
-pub(crate) fn fmt_rational(value: &BigRational) -> String {
+pub fn fmt_rational(value: &BigRational) -> String {
     if value.is_integer() {
         return value.to_integer().to_string();
     }

@@ -9,6 +9,7 @@
 mod expr;
 mod item;
 mod literal;
+pub use literal::fmt_rational;
 mod stmt;
 
 use crate::ast::{Expr, ExprId, ExprKind, Ident, Item, ItemKind, Member, MemberKind};
@@ -129,7 +130,8 @@ impl<'t> Builder<'t> {
 
     /// The children of `pair`, without keyword tokens.
     pub(crate) fn children(&self, pair: Pair<'t, Rule>) -> impl Iterator<Item = Pair<'t, Rule>> {
-        pair.into_inner().filter(|p| !is_keyword_token(p.as_rule()) && p.as_rule() != Rule::EOI)
+        pair.into_inner()
+            .filter(|p| !is_keyword_token(p.as_rule()) && p.as_rule() != Rule::EOI)
     }
 
     /// A fresh expression node.
@@ -144,9 +146,16 @@ impl<'t> Builder<'t> {
         let span = span_of(&pair);
         if pair.as_rule() == Rule::bad_keyword_ident {
             self.diags.push(
-                Diagnostic::new(codes::E0006, span, format!("`{}` is a keyword and cannot be used as a name", pair.as_str()))
-                    .label("reserved word")
-                    .help(format!("choose another name, such as `{}_`", pair.as_str())),
+                Diagnostic::new(
+                    codes::E0006,
+                    span,
+                    format!(
+                        "`{}` is a keyword and cannot be used as a name",
+                        pair.as_str()
+                    ),
+                )
+                .label("reserved word")
+                .help(format!("choose another name, such as `{}_`", pair.as_str())),
             );
         }
         Ident {
@@ -166,12 +175,52 @@ fn is_keyword_token(rule: Rule) -> bool {
     use Rule::*;
     matches!(
         rule,
-        kw_action | kw_accept | kw_as | kw_cc | kw_const | kw_control | kw_counter | kw_csr | kw_deparser
-            | kw_else | kw_enum | kw_every | kw_fn | kw_for | kw_header | kw_if | kw_in | kw_let | kw_map
-            | kw_match | kw_meter | kw_on | kw_out | kw_param | kw_parser | kw_reject | kw_return
-            | kw_scu | kw_state | kw_stream | kw_struct | kw_table | kw_use | kw_actions | kw_batch
-            | kw_budget | kw_default | kw_entries | kw_errors | kw_headers | kw_key | kw_meta
-            | kw_output | kw_per | kw_restart | kw_size
+        kw_action
+            | kw_accept
+            | kw_as
+            | kw_cc
+            | kw_const
+            | kw_control
+            | kw_counter
+            | kw_csr
+            | kw_deparser
+            | kw_else
+            | kw_enum
+            | kw_every
+            | kw_fn
+            | kw_for
+            | kw_header
+            | kw_if
+            | kw_in
+            | kw_let
+            | kw_map
+            | kw_match
+            | kw_meter
+            | kw_on
+            | kw_out
+            | kw_param
+            | kw_parser
+            | kw_reject
+            | kw_return
+            | kw_scu
+            | kw_state
+            | kw_stream
+            | kw_struct
+            | kw_table
+            | kw_use
+            | kw_actions
+            | kw_batch
+            | kw_budget
+            | kw_default
+            | kw_entries
+            | kw_errors
+            | kw_headers
+            | kw_key
+            | kw_meta
+            | kw_output
+            | kw_per
+            | kw_restart
+            | kw_size
     )
 }
 
@@ -202,15 +251,23 @@ fn syntax_error(text: &str, entry_rule: Rule, err: &pest::error::Error<Rule>) ->
     let list = match expected.len() {
         0 => String::from("something else"),
         1..=8 => join_or(&expected),
-        _ => format!("{} or one of {} other tokens", expected[..6].join(", "), expected.len() - 6),
+        _ => format!(
+            "{} or one of {} other tokens",
+            expected[..6].join(", "),
+            expected.len() - 6
+        ),
     };
-    Diagnostic::new(codes::E0001, span, format!("syntax error {what}: expected {list}, found {found}"))
-        .label(format!("unexpected {found}"))
+    Diagnostic::new(
+        codes::E0001,
+        span,
+        format!("syntax error {what}: expected {list}, found {found}"),
+    )
+    .label(format!("unexpected {found}"))
 }
 
 const OPERATORS: &[&str] = &[
-    "!=", "%", "&&", "&", "*", "+", "++", "-", "/", "<", "<<", "<=", "==", ">", ">=", ">>", "^", "|", "||",
-    "|+|", "|-|", ".", "[", "(", "as",
+    "!=", "%", "&&", "&", "*", "+", "++", "-", "/", "<", "<<", "<=", "==", ">", ">=", ">>", "^",
+    "|", "||", "|+|", "|-|", ".", "[", "(", "as",
 ];
 const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false"];
 
@@ -267,20 +324,22 @@ fn rule_description(rule: Rule) -> Option<String> {
         let rule_name = format!("{rule:?}");
         return Some(format!("`{}`", rule_name.trim_start_matches("kw_")));
     }
-    Some(match rule {
-        ident | path | bad_keyword_ident => "a name",
-        expr | int_lit | literal => "an expression",
-        ty | named_ty => "a type",
-        pattern => "a pattern",
-        block => "`{`",
-        stmt => "a statement",
-        transition | goto_state => "a transition (`accept`, `reject`, a state or `match`)",
-        item => "an item",
-        member => "a member",
-        EOI => "end of item",
-        _ => return None,
-    }
-    .to_string())
+    Some(
+        match rule {
+            ident | path | bad_keyword_ident => "a name",
+            expr | int_lit | literal => "an expression",
+            ty | named_ty => "a type",
+            pattern => "a pattern",
+            block => "`{`",
+            stmt => "a statement",
+            transition | goto_state => "a transition (`accept`, `reject`, a state or `match`)",
+            item => "an item",
+            member => "a member",
+            EOI => "end of item",
+            _ => return None,
+        }
+        .to_string(),
+    )
 }
 
 fn join_or(items: &[String]) -> String {
@@ -296,9 +355,10 @@ fn describe_found(text: &str, pos: usize) -> String {
     let rest = text.get(pos..).unwrap_or("");
     let token: String = match rest.chars().next() {
         None => return "end of input".to_string(),
-        Some(c) if c.is_alphanumeric() || c == '_' => {
-            rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
-        }
+        Some(c) if c.is_alphanumeric() || c == '_' => rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect(),
         Some(c) => c.to_string(),
     };
     format!("`{token}`")

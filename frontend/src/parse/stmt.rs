@@ -55,9 +55,13 @@ impl<'t> Builder<'t> {
             Rule::bad_if_assign => self.bad_if_assign(pair),
             Rule::bad_elif => {
                 self.diags.push(
-                    Diagnostic::new(codes::E0010, span, format!("`{}` is not a keyword", pair.as_str()))
-                        .label("unknown keyword")
-                        .help("write `} else if condition {`"),
+                    Diagnostic::new(
+                        codes::E0010,
+                        span,
+                        format!("`{}` is not a keyword", pair.as_str()),
+                    )
+                    .label("unknown keyword")
+                    .help("write `} else if condition {`"),
                 );
                 StmtKind::Error
             }
@@ -131,7 +135,9 @@ impl<'t> Builder<'t> {
 
     fn bad_if_assign(&mut self, pair: Pair<'t, Rule>) -> StmtKind {
         let mut children = self.children(pair);
-        let (Some(lhs), Some(rhs), Some(block)) = (children.next(), children.next(), children.next()) else {
+        let (Some(lhs), Some(rhs), Some(block)) =
+            (children.next(), children.next(), children.next())
+        else {
             return StmtKind::Error;
         };
         let lhs = self.expr(lhs);
@@ -141,13 +147,17 @@ impl<'t> Builder<'t> {
             hi: rhs.span.lo,
         };
         self.diags.push(
-            Diagnostic::new(codes::E0008, between, "`=` assigns; conditions compare with `==`")
-                .label("assignment in a condition")
-                .help(format!(
-                    "did you mean `if {} == {} {{`?",
-                    &self.text[lhs.span.range()],
-                    &self.text[rhs.span.range()]
-                )),
+            Diagnostic::new(
+                codes::E0008,
+                between,
+                "`=` assigns; conditions compare with `==`",
+            )
+            .label("assignment in a condition")
+            .help(format!(
+                "did you mean `if {} == {} {{`?",
+                &self.text[lhs.span.range()],
+                &self.text[rhs.span.range()]
+            )),
         );
         let _ = self.block(block);
         StmtKind::Error
@@ -180,7 +190,11 @@ impl<'t> Builder<'t> {
                 span,
             },
         };
-        MatchArm { pattern, body, span }
+        MatchArm {
+            pattern,
+            body,
+            span,
+        }
     }
 
     fn arm_body(&mut self, pair: Pair<'t, Rule>) -> Block {

@@ -3,6 +3,11 @@
 use crate::ast::{ItemKind, UseDecl};
 use crate::db::{chunk_ast, chunk_count, ChunkKey, SourceFile};
 use crate::parse::ChunkAst;
+pub mod imports;
+pub mod index;
+pub mod lookup;
+pub mod signature;
+
 use std::path::Path;
 
 /// The module key a `use` names, seen from `file`: `std::net` for the standard library, otherwise

@@ -1,0 +1,330 @@
+//! Type checking and the language's static rules.
+//!
+//! A [`Checker`] checks the bodies of one chunk (a function, a control block, a parser, a table's
+//! entries, an initialiser, ...) against the signatures of everything it refers to. It folds constants
+//! as it types ([`Typed::value`]), so constant contexts (sizes, slice bounds, loop bounds, entries) use
+//! the same rules as runtime code. The result of checking a chunk ([`BodyCheck`]) holds its
+//! diagnostics (chunk-relative) and a [`Summary`] that the container-level checks (`container.rs`)
+//! combine: which members are used, which functions are called, how often each table is applied.
+//!
+//! Submodules: `expr` (operators, literals, casts), `name` (paths), `call` (functions, builtins and
+//! methods), `stmt`, `pattern`, `parser`, `table`, `body` (the per-chunk query), `container`.
+
+mod body;
+mod call;
+pub mod container;
+mod expr;
+mod method;
+mod name;
+mod ops;
+mod parser;
+mod pattern;
+mod records;
+mod stmt;
+mod table;
+
+pub use body::{check_body, BodyCheck};
+pub use name::Res;
+
+use crate::consteval::Value;
+use crate::db::SourceFile;
+use crate::diag::{Code, Diagnostic};
+use crate::resolve::index::{Container, ModuleIndex};
+use crate::span::Span;
+use crate::types::Ty;
+use indexmap::{IndexMap, IndexSet};
+use std::sync::Arc;
+
+/// A checked expression: its type and, if it is constant, its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typed {
+    /// The type.
+    pub ty: Ty,
+    /// The value, when known at compile time.
+    pub value: Option<Value>,
+}
+
+impl Typed {
+    /// A runtime value of type `ty`.
+    pub fn of(ty: Ty) -> Typed {
+        Typed { ty, value: None }
+    }
+
+    /// The poison value.
+    pub fn error() -> Typed {
+        Typed::of(Ty::Error)
+    }
+}
+
+/// What kind of body is being checked, which decides the builtins and statements allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// An initialiser or other constant expression.
+    Const,
+    /// A top-level function, or a function inside an scu/cc.
+    Fn {
+        /// Its return type.
+        ret: Ty,
+        /// Whether it is inside an scu (`true`) or a cc (`false`), or top-level (`None`).
+        in_scu: Option<bool>,
+    },
+    /// `control { }`.
+    Control,
+    /// A parser state.
+    Parser,
+    /// `deparser { }`.
+    Deparser,
+    /// `action name(..) { }`.
+    Action,
+    /// `stream(word) { }`.
+    Stream,
+    /// `every T { }`.
+    Every,
+    /// `on parser_error(e) { }`.
+    ParserError,
+    /// A congestion-controller handler.
+    CcHandler,
+}
+
+impl BodyKind {
+    /// Bodies that process a packet (and may use `packet`, outputs, tables).
+    pub fn is_packet(&self) -> bool {
+        matches!(
+            self,
+            BodyKind::Control
+                | BodyKind::Action
+                | BodyKind::ParserError
+                | BodyKind::Fn {
+                    in_scu: Some(true),
+                    ..
+                }
+        )
+    }
+}
+
+/// A local variable.
+#[derive(Clone, Debug)]
+pub struct Local {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Whether it may be assigned.
+    pub mutable: bool,
+    /// Its value, for loop variables (a constant in each unrolled iteration).
+    pub value: Option<Value>,
+    /// Where it is declared.
+    pub span: Span,
+    /// Whether it has been read.
+    pub used: bool,
+    /// What it is, for messages: "variable", "parameter", "loop variable", ...
+    pub what: &'static str,
+}
+
+/// Counts of table applies and calls along the worst path through a body.
+pub type PathCounts = IndexMap<PathKey, u32>;
+
+/// What [`PathCounts`] counts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PathKey {
+    /// `t.apply()` of the table named.
+    Apply(String),
+    /// A call to the scu/cc function or action named.
+    Call(String),
+}
+
+/// What the container-level checks need to know about a checked body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Members and module items referred to, by name.
+    pub used: IndexSet<String>,
+    /// Calls to scu/cc functions and actions and to top-level functions, with a call site.
+    pub calls: Vec<(String, Span)>,
+    /// Worst-path counts of applies and calls.
+    pub counts: PathCounts,
+    /// First apply site of each table, for messages.
+    pub apply_sites: IndexMap<String, Span>,
+    /// Header instances extracted (parser) or emitted (deparser).
+    pub headers: IndexSet<String>,
+}
+
+/// The checker for one chunk.
+pub struct Checker<'db> {
+    pub(crate) db: &'db dyn salsa::Database,
+    pub(crate) file: SourceFile,
+    pub(crate) index: Arc<ModuleIndex>,
+    pub(crate) container: Option<usize>,
+    pub(crate) kind: BodyKind,
+    pub(crate) scopes: Vec<Vec<Local>>,
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) summary: Summary,
+    /// Counts along the path being checked.
+    pub(crate) path: PathCounts,
+    /// Whether the current path has ended (`return`, `drop()`); statements after it are unreachable.
+    pub(crate) ended: bool,
+}
+
+impl<'db> Checker<'db> {
+    /// A checker for chunk `chunk` of `file`.
+    pub fn new(
+        db: &'db dyn salsa::Database,
+        file: SourceFile,
+        chunk: u32,
+        kind: BodyKind,
+    ) -> Checker<'db> {
+        let index = crate::resolve::index::module_index(db, file);
+        let container = index.container_of.get(&chunk).copied();
+        Checker {
+            db,
+            file,
+            index,
+            container,
+            kind,
+            scopes: vec![Vec::new()],
+            diags: Vec::new(),
+            summary: Summary::default(),
+            path: PathCounts::new(),
+            ended: false,
+        }
+    }
+
+    /// The scu/cc this chunk belongs to.
+    pub(crate) fn container(&self) -> Option<&Container> {
+        self.container.and_then(|i| self.index.containers.get(i))
+    }
+
+    /// Whether the chunk is inside a `cc`.
+    pub(crate) fn in_cc(&self) -> bool {
+        self.container().is_some_and(|c| c.is_cc)
+    }
+
+    /// Records a diagnostic.
+    pub(crate) fn report(&mut self, diag: Diagnostic) {
+        self.diags.push(diag);
+    }
+
+    /// Records a simple error at `span`.
+    pub(crate) fn error(
+        &mut self,
+        code: Code,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) {
+        self.report(Diagnostic::new(code, span, message).label(label));
+    }
+
+    /// Opens a block scope.
+    pub(crate) fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// Closes a block scope, warning about locals never read.
+    pub(crate) fn pop_scope(&mut self) {
+        let Some(scope) = self.scopes.pop() else {
+            return;
+        };
+        for local in scope {
+            if !local.used && !local.name.starts_with('_') {
+                self.report(
+                    Diagnostic::new(
+                        crate::diag::codes::W0001,
+                        local.span,
+                        format!("unused {} `{}`", local.what, local.name),
+                    )
+                    .label("never read")
+                    .help(format!(
+                        "remove it, or name it `_{}` if it is unused on purpose",
+                        local.name
+                    )),
+                );
+            }
+        }
+    }
+
+    /// Declares a local in the innermost scope, warning when it shadows another name.
+    pub(crate) fn declare(&mut self, local: Local) {
+        if local.name != "_" {
+            self.warn_shadowing(&local);
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(local);
+        }
+    }
+
+    fn warn_shadowing(&mut self, local: &Local) {
+        let outer_local = self.find_local(&local.name).map(|l| l.span);
+        let member = self
+            .container()
+            .and_then(|c| c.members.get(&local.name))
+            .is_some();
+        let shadowed = match (outer_local, member) {
+            (Some(span), _) => Some(
+                Diagnostic::new(
+                    crate::diag::codes::W0003,
+                    local.span,
+                    format!("`{}` shadows an earlier variable", local.name),
+                )
+                .label("new variable")
+                .secondary(span, "shadowed variable declared here"),
+            ),
+            (None, true) => Some(
+                Diagnostic::new(
+                    crate::diag::codes::W0003,
+                    local.span,
+                    format!(
+                        "`{}` shadows a member of this {}",
+                        local.name,
+                        if self.in_cc() { "cc" } else { "scu" }
+                    ),
+                )
+                .label("hides the member of the same name"),
+            ),
+            _ => None,
+        };
+        if let Some(diag) = shadowed {
+            self.report(diag.help("use a different name"));
+        }
+    }
+
+    /// The innermost local named `name`.
+    pub(crate) fn find_local(&self, name: &str) -> Option<&Local> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|l| l.name == name)
+    }
+
+    /// Marks the innermost local named `name` as read, returning a copy.
+    pub(crate) fn use_local(&mut self, name: &str) -> Option<Local> {
+        let local = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .flat_map(|s| s.iter_mut().rev())
+            .find(|l| l.name == name)?;
+        local.used = true;
+        Some(local.clone())
+    }
+
+    /// Notes that a member or item was used.
+    pub(crate) fn note_use(&mut self, name: &str) {
+        self.summary.used.insert(name.to_string());
+    }
+
+    /// Adds `n` to the current path's count for `key`.
+    pub(crate) fn count(&mut self, key: PathKey, n: u32) {
+        *self.path.entry(key).or_insert(0) += n;
+    }
+}
+
+/// Merges the counts of alternative paths: the worst case of each key.
+pub(crate) fn max_counts(a: &PathCounts, b: &PathCounts) -> PathCounts {
+    let mut out = a.clone();
+    for (key, n) in b {
+        let slot = out.entry(key.clone()).or_insert(0);
+        *slot = (*slot).max(*n);
+    }
+    out
+}

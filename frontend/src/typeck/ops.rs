@@ -1,0 +1,458 @@
+//! Operators and casts: the width, unit and fixed-point rules, and constant folding.
+
+use super::{Checker, Typed};
+use crate::ast::*;
+use crate::consteval::{self, Value};
+use crate::diag::{codes, Diagnostic};
+use crate::span::Span;
+use crate::types::Ty;
+use num_rational::BigRational;
+
+fn is_scale(ty: &Ty) -> bool {
+    ty.is_integer() || matches!(ty, Ty::IntLit | Ty::Fixed(..) | Ty::DecimalLit)
+}
+
+impl Checker<'_> {
+    pub(crate) fn unary(
+        &mut self,
+        op: UnaryOp,
+        operand: &Expr,
+        span: Span,
+        expected: Option<&Ty>,
+    ) -> Typed {
+        let hint = expected.filter(|t| t.is_numeric());
+        let mut typed = self.expr(operand, hint);
+        if op == UnaryOp::BitNot && typed.ty == Ty::IntLit {
+            match hint {
+                Some(t) if t.is_integer() => typed = self.coerce(typed, t, operand.span),
+                _ => {
+                    self.error(
+                        codes::E0209,
+                        span,
+                        "`~` needs to know the width of this constant",
+                        "unknown width",
+                    );
+                    return Typed::error();
+                }
+            }
+        }
+        let ok = match op {
+            UnaryOp::Not => typed.ty == Ty::Bool,
+            UnaryOp::BitNot => typed.ty.is_integer(),
+            UnaryOp::Neg => matches!(
+                typed.ty,
+                Ty::Int(_) | Ty::Fixed(..) | Ty::IntLit | Ty::DecimalLit
+            ),
+        };
+        if typed.ty.is_error() {
+            return typed;
+        }
+        if !ok {
+            let help = match (op, &typed.ty) {
+                (UnaryOp::Not, t) if t.is_integer() => "for bitwise not write `~x`; to test for zero write `x == 0`".to_string(),
+                (UnaryOp::Neg, Ty::Bit(n)) => format!("a bit<{n}> is unsigned: write `0 - x` for the wrapping negation, or cast to int<{n}>"),
+                (UnaryOp::BitNot, Ty::Bool) => "for a bool write `!b`".to_string(),
+                _ => format!("`{}` does not apply to `{}`", op.symbol(), typed.ty),
+            };
+            self.report(
+                Diagnostic::new(
+                    codes::E0206,
+                    span,
+                    format!("cannot apply `{}` to `{}`", op.symbol(), typed.ty),
+                )
+                .label(format!("this is a `{}`", typed.ty))
+                .help(help),
+            );
+            return Typed::error();
+        }
+        let value = typed
+            .value
+            .as_ref()
+            .and_then(|v| consteval::unary(op, &typed.ty, v));
+        Typed {
+            ty: typed.ty,
+            value,
+        }
+    }
+
+    pub(crate) fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        span: Span,
+        expected: Option<&Ty>,
+    ) -> Typed {
+        use BinaryOp::*;
+        // Operands are typed without the outer hint: constants stay exact until they meet a typed
+        // operand (so `1 / 256` is exact), and the result is converted by the caller.
+        let _ = expected;
+        let mut l = self.expr(lhs, None);
+        let partner =
+            Some(&l.ty).filter(|t| t.is_numeric() && !matches!(op, Shl | Shr | Mul | Div));
+        let mut r = self.expr(rhs, partner);
+        if l.ty == Ty::IntLit && r.ty.is_numeric() && !matches!(op, Shl | Shr | Mul | Div) {
+            l = self.expr_retyped(lhs, l, &r.ty);
+        }
+        if l.ty.is_error() || r.ty.is_error() {
+            return Typed::error();
+        }
+        match op {
+            And | Or => self.logical(op, l, r, lhs, rhs),
+            Eq | Ne | Lt | Le | Gt | Ge => self.comparison(op, l, r, span),
+            Shl | Shr => self.shift(op, l, r, lhs, rhs),
+            Concat => self.concat(l, r, lhs, rhs),
+            Add | Sub | Mul | Div | Rem | SatAdd | SatSub => {
+                if let Some(result) = self.scaled(op, &l, &r, span) {
+                    return result;
+                }
+                if r.ty == Ty::IntLit && l.ty.is_numeric() {
+                    r = self.coerce(r, &l.ty.clone(), rhs.span);
+                }
+                self.arith(op, l, r, span)
+            }
+            BitAnd | BitOr | BitXor => {
+                if r.ty == Ty::IntLit && l.ty.is_integer() {
+                    r = self.coerce(r, &l.ty.clone(), rhs.span);
+                }
+                self.bitwise(op, l, r, span)
+            }
+        }
+    }
+
+    /// Re-types a constant operand for the other side's type (a literal adopts its partner's type).
+    fn expr_retyped(&mut self, e: &Expr, typed: Typed, target: &Ty) -> Typed {
+        self.coerce(typed, target, e.span)
+    }
+
+    fn logical(&mut self, op: BinaryOp, l: Typed, r: Typed, lhs: &Expr, rhs: &Expr) -> Typed {
+        for (t, e) in [(&l, lhs), (&r, rhs)] {
+            if t.ty != Ty::Bool {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0206,
+                        e.span,
+                        format!("`{}` needs bool operands, found `{}`", op.symbol(), t.ty),
+                    )
+                    .label("not a bool")
+                    .help("compare it first, e.g. `x != 0`"),
+                );
+                return Typed::error();
+            }
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) => consteval::binary(op, &Ty::Bool, a, b),
+            _ => None,
+        };
+        Typed {
+            ty: Ty::Bool,
+            value,
+        }
+    }
+
+    fn comparison(&mut self, op: BinaryOp, l: Typed, r: Typed, span: Span) -> Typed {
+        let Some(ty) = self.unify(&l, &r, span, op) else {
+            return Typed::error();
+        };
+        let orderable = ty.is_numeric() || matches!(ty, Ty::IntLit | Ty::DecimalLit);
+        let equatable = orderable || ty.is_equatable();
+        let ok = if matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+            equatable
+        } else {
+            orderable
+        };
+        if !ok {
+            self.error(
+                codes::E0206,
+                span,
+                format!("cannot compare `{ty}` values with `{}`", op.symbol()),
+                format!("`{ty}` is not ordered"),
+            );
+            return Typed::error();
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) => consteval::binary(op, &ty, a, b),
+            _ => None,
+        };
+        Typed {
+            ty: Ty::Bool,
+            value,
+        }
+    }
+
+    /// The common type of two operands, or an error (E0201/E0202/E0207).
+    fn unify(&mut self, l: &Typed, r: &Typed, span: Span, op: BinaryOp) -> Option<Ty> {
+        match (&l.ty, &r.ty) {
+            (a, b) if a == b => Some(a.clone()),
+            (Ty::IntLit, Ty::DecimalLit) | (Ty::DecimalLit, Ty::IntLit) => Some(Ty::DecimalLit),
+            (Ty::IntLit | Ty::DecimalLit, t) | (t, Ty::IntLit | Ty::DecimalLit)
+                if t.is_numeric() =>
+            {
+                Some(t.clone())
+            }
+            (a, b) => {
+                self.operand_mismatch(a, b, span, op);
+                None
+            }
+        }
+    }
+
+    fn operand_mismatch(&mut self, a: &Ty, b: &Ty, span: Span, op: BinaryOp) {
+        let sym = op.symbol();
+        let diag = match (a, b) {
+            (Ty::Bit(x) | Ty::Int(x), Ty::Bit(y) | Ty::Int(y)) if x != y => {
+                let wider = if x > y { a } else { b };
+                Diagnostic::new(codes::E0202, span, format!("mismatched widths: `{a}` {sym} `{b}`"))
+                    .label(format!("{x} bits {sym} {y} bits"))
+                    .note("scenic never widens or truncates implicitly")
+                    .help(format!("cast the narrower operand: `(...) as {wider}`"))
+            }
+            (x, y) if x.is_unit() && y.is_unit() => Diagnostic::new(codes::E0207, span, format!("mismatched units: a {a} {sym} a {b}"))
+                .label(format!("a {a} is not a {b}"))
+                .note("durations, sizes and rates only combine with their own kind (and scale by plain numbers)"),
+            (Ty::Fixed(..), Ty::Fixed(..)) => Diagnostic::new(codes::E0201, span, format!("mismatched fixed-point types: `{a}` {sym} `{b}`"))
+                .label("different integer or fraction bits")
+                .help(format!("cast one side: `(...) as {a}`")),
+            _ => Diagnostic::new(codes::E0201, span, format!("mismatched types: `{a}` {sym} `{b}`"))
+                .label(format!("`{sym}` needs two operands of the same type")),
+        };
+        self.report(diag);
+    }
+
+    /// Unit and fixed-point scaling: `rate * fixed`, `size / 2`, `fixed * bit<8>`, ...
+    fn scaled(&mut self, op: BinaryOp, l: &Typed, r: &Typed, span: Span) -> Option<Typed> {
+        use BinaryOp::*;
+        let result = match (op, &l.ty, &r.ty) {
+            (Mul | Div, a, b) if a.is_unit() && is_scale(b) => a.clone(),
+            (Mul, a, b) if b.is_unit() && is_scale(a) => b.clone(),
+            (Mul | Div | Rem, a, b) if a.is_unit() && b.is_unit() => {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0207,
+                        span,
+                        format!("a {a} {} a {b} has no unit scenic can express", op.symbol()),
+                    )
+                    .label("unsupported unit arithmetic")
+                    .help(format!(
+                        "convert to raw numbers first: `(x as bit<64>) {} (y as bit<64>)`",
+                        op.symbol()
+                    )),
+                );
+                return Some(Typed::error());
+            }
+            (Mul | Div, Ty::Fixed(..), b) if b.is_integer() || *b == Ty::IntLit => l.ty.clone(),
+            (Mul, a, Ty::Fixed(..)) if a.is_integer() => r.ty.clone(),
+            _ => return None,
+        };
+        let value = match (
+            l.value.as_ref().and_then(Value::as_num),
+            r.value.as_ref().and_then(Value::as_num),
+        ) {
+            (Some(a), Some(b)) => {
+                let exact = if op == Mul {
+                    a * b
+                } else if num_traits::Zero::is_zero(b) {
+                    BigRational::from_integer(0.into())
+                } else {
+                    a / b
+                };
+                Some(Value::Num(consteval::wrap(exact, &result)))
+            }
+            _ => None,
+        };
+        Some(Typed { ty: result, value })
+    }
+
+    fn arith(&mut self, op: BinaryOp, l: Typed, r: Typed, span: Span) -> Typed {
+        let Some(ty) = self.unify(&l, &r, span, op) else {
+            return Typed::error();
+        };
+        if !(ty.is_numeric() || matches!(ty, Ty::IntLit | Ty::DecimalLit)) {
+            self.error(
+                codes::E0206,
+                span,
+                format!("cannot apply `{}` to `{ty}`", op.symbol()),
+                "not a number",
+            );
+            return Typed::error();
+        }
+        if op == BinaryOp::Rem && matches!(ty, Ty::Fixed(..) | Ty::DecimalLit) {
+            self.error(
+                codes::E0206,
+                span,
+                format!("`%` is not defined for `{ty}`"),
+                "fixed-point remainder",
+            );
+            return Typed::error();
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) => consteval::binary(op, &ty, a, b),
+            _ => None,
+        };
+        Typed { ty, value }
+    }
+
+    fn bitwise(&mut self, op: BinaryOp, l: Typed, r: Typed, span: Span) -> Typed {
+        let Some(ty) = self.unify(&l, &r, span, op) else {
+            return Typed::error();
+        };
+        if !(ty.is_integer() || matches!(ty, Ty::Bool | Ty::IntLit)) {
+            self.error(
+                codes::E0206,
+                span,
+                format!("cannot apply `{}` to `{ty}`", op.symbol()),
+                "bitwise operators take bit<N>, int<N> or bool",
+            );
+            return Typed::error();
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) => consteval::binary(op, &ty, a, b),
+            _ => None,
+        };
+        Typed { ty, value }
+    }
+
+    fn shift(&mut self, op: BinaryOp, l: Typed, r: Typed, lhs: &Expr, rhs: &Expr) -> Typed {
+        if !(l.ty.is_integer() || l.ty == Ty::IntLit) {
+            self.error(
+                codes::E0206,
+                lhs.span,
+                format!("cannot shift a `{}`", l.ty),
+                "shifts take bit<N> or int<N>",
+            );
+            return Typed::error();
+        }
+        if !(r.ty.is_integer() || r.ty == Ty::IntLit) || matches!(r.ty, Ty::Int(_)) {
+            self.error(
+                codes::E0206,
+                rhs.span,
+                format!("a shift amount must be a bit<N>, found `{}`", r.ty),
+                "not an unsigned amount",
+            );
+            return Typed::error();
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) if l.ty == Ty::IntLit => {
+                let amount = b.as_u64().unwrap_or(0).min(4096) as usize;
+                a.as_int().map(|v| {
+                    Value::int(if op == BinaryOp::Shl {
+                        v << amount
+                    } else {
+                        v >> amount
+                    })
+                })
+            }
+            (Some(a), Some(b)) => consteval::binary(op, &l.ty, a, b),
+            _ => None,
+        };
+        Typed { ty: l.ty, value }
+    }
+
+    fn concat(&mut self, l: Typed, r: Typed, lhs: &Expr, rhs: &Expr) -> Typed {
+        let mut widths = [0u32; 2];
+        for (i, (t, e)) in [(&l, lhs), (&r, rhs)].into_iter().enumerate() {
+            match &t.ty {
+                Ty::Bit(n) | Ty::Int(n) => widths[i] = *n,
+                Ty::IntLit => {
+                    self.report(
+                        Diagnostic::new(
+                            codes::E0209,
+                            e.span,
+                            "`++` needs to know the width of this constant",
+                        )
+                        .label("unknown width")
+                        .help("give it one: `(5 as bit<8>)`"),
+                    );
+                    return Typed::error();
+                }
+                other => {
+                    self.error(
+                        codes::E0206,
+                        e.span,
+                        format!("`++` concatenates bit strings, not `{other}`"),
+                        "not a bit<N>",
+                    );
+                    return Typed::error();
+                }
+            }
+        }
+        let total = widths[0] + widths[1];
+        if total > crate::types::MAX_WIDTH {
+            self.error(
+                codes::E0208,
+                lhs.span.to(rhs.span),
+                format!("the concatenation is {total} bits wide"),
+                "wider than 1024 bits",
+            );
+            return Typed::error();
+        }
+        let value = match (&l.value, &r.value) {
+            (Some(a), Some(b)) => consteval::concat(a, b, widths[1]),
+            _ => None,
+        };
+        Typed {
+            ty: Ty::Bit(total),
+            value,
+        }
+    }
+
+    pub(crate) fn cast(&mut self, value: &Expr, ty: &TypeExpr) -> Typed {
+        let target = self.resolve_type(ty);
+        let typed = self.expr(value, None);
+        if typed.ty.is_error() || target.is_error() {
+            return Typed::of(target);
+        }
+        if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
+            return self.coerce(typed, &target, value.span);
+        }
+        if let Some((code, why)) = cast_problem(&typed.ty, &target) {
+            self.report(
+                Diagnostic::new(code, value.span.to(ty.span), format!("cannot cast `{}` to `{target}`", typed.ty))
+                    .label(why)
+                    .note("casts convert between bit<N>, int<N>, bool (bit<1>), fixed, enums with a representation, and units (bit<64>)"),
+            );
+            return Typed::of(target);
+        }
+        let folded = typed
+            .value
+            .as_ref()
+            .and_then(|v| consteval::cast(v, &typed.ty, &target));
+        Typed {
+            ty: target,
+            value: folded,
+        }
+    }
+}
+
+/// Why `from as to` is not allowed, if it is not.
+fn cast_problem(from: &Ty, to: &Ty) -> Option<(crate::diag::Code, String)> {
+    let ok = match (from, to) {
+        (a, b) if a == b => true,
+        (Ty::Bit(_) | Ty::Int(_), Ty::Bit(_) | Ty::Int(_)) => true,
+        (Ty::Bool, Ty::Bit(1)) | (Ty::Bit(1), Ty::Bool) => true,
+        (Ty::Enum(_), Ty::Bit(_)) => true,
+        (Ty::Fixed(..), Ty::Fixed(..) | Ty::Bit(_)) | (Ty::Bit(_), Ty::Fixed(..)) => true,
+        (u, Ty::Bit(64)) | (Ty::Bit(64), u) if u.is_unit() => true,
+        (a, b) if a.is_unit() && b.is_unit() => {
+            return Some((codes::E0207, format!("a {a} is not a {b}")));
+        }
+        (Ty::Bool, Ty::Bit(n)) => {
+            return Some((
+                codes::E0205,
+                format!("a bool converts to bit<1>, not bit<{n}>"),
+            ))
+        }
+        (u, Ty::Bit(n)) if u.is_unit() => {
+            return Some((
+                codes::E0205,
+                format!("units convert to bit<64>, not bit<{n}>"),
+            ))
+        }
+        _ => false,
+    };
+    if ok {
+        None
+    } else {
+        Some((codes::E0205, "no conversion between these types".into()))
+    }
+}
