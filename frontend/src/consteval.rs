@@ -66,14 +66,14 @@ pub enum FitError {
     /// Outside the type's range `min..=max`.
     OutOfRange {
         /// Smallest value.
-        min: BigRational,
+        min: Box<BigRational>,
         /// Largest value.
-        max: BigRational,
+        max: Box<BigRational>,
     },
     /// Between two steps of a fixed-point type; `nearest` is the closest value it can hold.
     NotRepresentable {
         /// The closest representable value.
-        nearest: BigRational,
+        nearest: Box<BigRational>,
     },
     /// The value is of another kind (a bool for a number, ...).
     WrongKind,
@@ -103,7 +103,9 @@ pub fn fit(value: &Value, ty: &Ty) -> Result<Value, FitError> {
             let scaled = r * BigRational::from_integer(pow2(*f));
             if !scaled.is_integer() {
                 let nearest = BigRational::new(scaled.round().to_integer(), pow2(*f));
-                return Err(FitError::NotRepresentable { nearest });
+                return Err(FitError::NotRepresentable {
+                    nearest: Box::new(nearest),
+                });
             }
             in_range(r, ty).map(|_| value.clone())
         }
@@ -122,7 +124,10 @@ fn in_range(r: &BigRational, ty: &Ty) -> Result<(), FitError> {
         return Err(FitError::WrongKind);
     };
     if r < &min || r > &max {
-        return Err(FitError::OutOfRange { min, max });
+        return Err(FitError::OutOfRange {
+            min: Box::new(min),
+            max: Box::new(max),
+        });
     }
     Ok(())
 }

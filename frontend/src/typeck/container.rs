@@ -12,6 +12,9 @@ use crate::span::Span;
 use indexmap::{IndexMap, IndexSet};
 use std::sync::Arc;
 
+/// Functions by name: their chunk and the calls they make (callee, call site).
+type CallGraph = IndexMap<String, (u32, Vec<(String, Span)>)>;
+
 /// Cross-member diagnostics of the container whose head is chunk `key` (chunk locations).
 #[salsa::tracked(returns(clone))]
 pub fn container_diagnostics<'db>(
@@ -198,7 +201,7 @@ impl ContainerCx<'_> {
     }
 
     /// Functions and actions of the container and whom they call.
-    fn call_graph(&self) -> IndexMap<String, (u32, Vec<(String, Span)>)> {
+    fn call_graph(&self) -> CallGraph {
         let mut graph = IndexMap::new();
         for (name, entry) in &self.container.members {
             if matches!(entry.kind, MemberDefKind::Fn | MemberDefKind::Action) {
@@ -217,12 +220,7 @@ impl ContainerCx<'_> {
     }
 
     /// Worst-path counts of `counts`, with calls replaced by their callees' counts.
-    fn expand(
-        &self,
-        counts: &PathCounts,
-        graph: &IndexMap<String, (u32, Vec<(String, Span)>)>,
-        depth: u32,
-    ) -> PathCounts {
+    fn expand(&self, counts: &PathCounts, graph: &CallGraph, depth: u32) -> PathCounts {
         let mut out = PathCounts::new();
         for (key, n) in counts {
             match key {
@@ -269,7 +267,7 @@ impl ContainerCx<'_> {
         table: &str,
         root: u32,
         sites: &IndexMap<String, Span>,
-        graph: &IndexMap<String, (u32, Vec<(String, Span)>)>,
+        graph: &CallGraph,
     ) -> (u32, Span) {
         if let Some(span) = sites.get(table) {
             return (root, *span);
@@ -355,10 +353,7 @@ impl ContainerCx<'_> {
 }
 
 /// The first call cycle in `graph`, as an E0503 diagnostic.
-pub(crate) fn find_cycle(
-    graph: &IndexMap<String, (u32, Vec<(String, Span)>)>,
-    loc: impl Fn(u32, Span) -> Loc,
-) -> Option<Diagnostic> {
+pub(crate) fn find_cycle(graph: &CallGraph, loc: impl Fn(u32, Span) -> Loc) -> Option<Diagnostic> {
     let mut g: petgraph::graphmap::DiGraphMap<usize, ()> = petgraph::graphmap::DiGraphMap::new();
     for (i, (_, (_, calls))) in graph.iter().enumerate() {
         g.add_node(i);

@@ -107,9 +107,13 @@ impl Checker<'_> {
                     false
                 }
             },
-            PatternKind::Or(alts) => alts
-                .iter()
-                .fold(false, |all, alt| self.select_pattern(alt, ty) || all),
+            PatternKind::Or(alts) => {
+                let mut all = false;
+                for alt in alts {
+                    all |= self.select_pattern(alt, ty);
+                }
+                all
+            }
             PatternKind::Value(e) => {
                 self.value_pattern(e, ty);
                 false

@@ -417,7 +417,7 @@ impl Checker<'_> {
         }
         let before = self.path.clone();
         self.path = PathCounts::new();
-        let firsts = self.loop_body(var, lo, body);
+        self.loop_body(var, lo, body);
         let body_counts = std::mem::take(&mut self.path);
         if iterations > 1 {
             let seen: Vec<Diagnostic> = self.diags.clone();
@@ -427,7 +427,6 @@ impl Checker<'_> {
             fresh.retain(|d| !seen.contains(d));
             self.diags.extend(fresh);
         }
-        let _ = firsts;
         self.path = before;
         for (key, n) in body_counts {
             self.count(key, n.saturating_mul(iterations as u32));
