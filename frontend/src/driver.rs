@@ -135,6 +135,15 @@ impl Session {
         file
     }
 
+    /// Adds a root file from raw bytes, which need not be UTF-8 (invalid input is reported as E0013).
+    pub fn add_source_bytes(&mut self, name: impl Into<String>, bytes: &[u8]) -> SourceFile {
+        let name = name.into();
+        let file = self.add_bytes(name.clone(), bytes);
+        self.register_module(module_key_of_path(Path::new(&name)), file);
+        self.roots.push(file);
+        file
+    }
+
     /// Replaces a file's text (an edit).
     pub fn set_text(&mut self, file: SourceFile, text: impl Into<String>) {
         file.set_text(&mut self.db).to(text.into());
