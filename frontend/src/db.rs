@@ -55,6 +55,26 @@ pub struct Database {
 #[salsa::db]
 impl salsa::Database for Database {}
 
+/// The queries a database executed, by name and key, in order (see [`Database::with_execution_log`]).
+pub type ExecutionLog = Arc<std::sync::Mutex<Vec<String>>>;
+
+impl Database {
+    /// A database that records every query it executes (not those it reuses), for tests that check
+    /// what an edit re-computes.
+    pub fn with_execution_log() -> (Database, ExecutionLog) {
+        let log: ExecutionLog = Arc::default();
+        let sink = log.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                if let Ok(mut entries) = sink.lock() {
+                    entries.push(format!("{database_key:?}"));
+                }
+            }
+        })));
+        (Database { storage }, log)
+    }
+}
+
 /// The kind of a chunk without its position (so equal texts share one parse).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChunkTag {

@@ -90,7 +90,11 @@ impl Default for Session {
 impl Session {
     /// A session with the standard library loaded.
     pub fn new() -> Session {
-        let db = Database::default();
+        Session::with_database(Database::default())
+    }
+
+    /// A session over a given database (e.g. one that logs query executions).
+    pub fn with_database(db: Database) -> Session {
         Workspace::new(&db, BTreeMap::new());
         let mut session = Session {
             db,
