@@ -4,7 +4,7 @@
 //! Locations made while checking one chunk are chunk-relative ([`Loc::Here`]) so that the result can be
 //! reused when other chunks move; [`crate::db`] rebases them to file offsets ([`Loc::File`]) before
 //! rendering. [`render`] prints them like rustc (codespan-reporting); [`json`] prints one JSON object per
-//! diagnostic.
+//! diagnostic; [`explain`] looks up the long explanation of a code in `docs/errors.md`.
 
 pub mod codes;
 pub mod explain;

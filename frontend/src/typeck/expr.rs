@@ -95,7 +95,10 @@ impl Checker<'_> {
 
     /// Converts `typed` to `target`: constants must fit, other types must be equal.
     pub(crate) fn coerce(&mut self, typed: Typed, target: &Ty, span: Span) -> Typed {
-        if typed.ty == *target || typed.ty.is_error() || target.is_error() {
+        if typed.ty.is_error() {
+            return typed;
+        }
+        if typed.ty == *target || target.is_error() {
             return Typed {
                 ty: target.clone(),
                 value: typed.value,
