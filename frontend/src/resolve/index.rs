@@ -131,6 +131,11 @@ pub struct Container {
     pub parts: Parts,
     /// Every member chunk, in order.
     pub chunks: Vec<u32>,
+    /// Whether some member could not be parsed: then what is missing or unused is unknown.
+    pub broken: bool,
+    /// Names the members that could not be parsed would probably have declared (see
+    /// [`guessed_names`]); references to them are not reported again as unknown names.
+    pub broken_names: Vec<String>,
 }
 
 /// A `use` declaration.
@@ -155,6 +160,8 @@ pub struct ModuleIndex {
     pub container_of: IndexMap<u32, usize>,
     /// Duplicate definitions (E0102), with chunk locations.
     pub diagnostics: Vec<Diagnostic>,
+    /// Names the top-level items that could not be parsed would probably have declared.
+    pub broken_names: Vec<String>,
 }
 
 impl ModuleIndex {
@@ -183,10 +190,17 @@ pub fn module_index(db: &dyn salsa::Database, file: SourceFile) -> Arc<ModuleInd
     for (i, chunk) in split.chunks.iter().enumerate() {
         let i = i as u32;
         let parsed = chunk_ast(db, ChunkKey::new(db, file, i));
+        let text = || file.text(db).get(chunk.span.range()).unwrap_or("");
         match (&parsed.ast, chunk.kind) {
+            (ChunkAst::Item(item), _) if matches!(item.kind, ItemKind::Error) => {
+                builder.index.broken_names.extend(guessed_names(text()));
+            }
             (ChunkAst::Item(item), _) => builder.item(i, item),
             (ChunkAst::Member(member), ChunkKind::Member { parent }) => {
-                builder.member(i, parent, member)
+                builder.member(i, parent, member);
+                if matches!(member.kind, MemberKind::Error) {
+                    builder.broken_member(parent, text());
+                }
             }
             _ => {}
         }
@@ -247,6 +261,8 @@ impl IndexBuilder<'_> {
                 members: IndexMap::new(),
                 parts: Parts::default(),
                 chunks: Vec::new(),
+                broken: false,
+                broken_names: Vec::new(),
             });
         }
         if let Some(first) = self.index.items.get(&name.name) {
@@ -304,6 +320,14 @@ impl IndexBuilder<'_> {
             self.add_member(ci, chunk, name, kind, position);
         }
         self.part(ci, chunk, member);
+    }
+
+    /// Records a member of the container headed by chunk `parent` that could not be parsed.
+    fn broken_member(&mut self, parent: u32, text: &str) {
+        if let Some(c) = self.index.containers.iter_mut().find(|c| c.head == parent) {
+            c.broken = true;
+            c.broken_names.extend(guessed_names(text));
+        }
     }
 
     fn add_member(
@@ -410,4 +434,77 @@ fn member_keyword_len(member: &Member) -> usize {
         MemberKind::Output(_) => 6,
         _ => 2,
     }
+}
+
+/// The names a chunk that could not be parsed would probably have declared, guessed from its words:
+/// the word after the keyword (`table routes {`, `csr hits: ...`, `register hits ...`), the timer of
+/// `on timer NAME every ...`, and the instances of a `headers { eth: ethernet, ... }` block. Later
+/// stages treat these names as known but poisoned, so one syntax error is reported once instead of
+/// again at every use of the name.
+pub fn guessed_names(text: &str) -> Vec<String> {
+    let words = words(text);
+    let name = |i: usize| words.get(i).map(|(w, _)| w.to_string());
+    // A chunk may hold several declarations when a `;` is missing between them.
+    let mut more: Vec<String> = words
+        .windows(2)
+        .skip(1)
+        .filter(|w| DECLARING.contains(&w[0].0))
+        .map(|w| w[1].0.to_string())
+        .collect();
+    let mut first = match words.first().map(|(w, _)| *w) {
+        Some("headers") => words
+            .iter()
+            .filter(|(_, before_colon)| *before_colon)
+            .map(|(w, _)| w.to_string())
+            .collect(),
+        Some("on") if matches!(name(1).as_deref(), Some("timer" | "bytes")) => {
+            name(2).into_iter().collect()
+        }
+        Some(
+            "on" | "parser" | "control" | "deparser" | "stream" | "every" | "errors" | "meta"
+            | "output" | "use" | "scu" | "cc",
+        )
+        | None => Vec::new(),
+        Some(_) => name(1).into_iter().collect(),
+    };
+    first.append(&mut more);
+    first
+}
+
+/// Keywords followed by the name they declare.
+const DECLARING: &[&str] = &[
+    "const", "csr", "table", "action", "map", "counter", "meter", "out", "fn", "param", "state",
+    "header", "struct", "enum",
+];
+
+/// The identifiers of `text` outside comments, each with whether a single `:` follows it.
+fn words(text: &str) -> Vec<(&str, bool)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        if rest.starts_with(b"//") {
+            i += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        } else if rest.starts_with(b"/*") {
+            i += rest
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(rest.len(), |p| p + 2);
+        } else if bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' {
+            let len = rest
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .unwrap_or(rest.len());
+            let after = text[i + len..].trim_start();
+            let before_colon = after.starts_with(':') && !after.starts_with("::");
+            if !bytes[i].is_ascii_digit() {
+                out.push((&text[i..i + len], before_colon));
+            }
+            i += len;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }

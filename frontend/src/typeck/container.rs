@@ -32,11 +32,18 @@ pub fn container_diagnostics<'db>(
         container,
         diags: Vec::new(),
     };
-    cx.placement();
-    cx.required_parts();
+    let misplaced = cx.placement();
+    // With a member that could not be parsed, or braces that do not balance, what is missing or
+    // unused is not known.
+    let broken = container.broken || !crate::db::file_split(db, file).errors.is_empty();
+    if !broken {
+        cx.required_parts();
+    }
     cx.recursion();
     cx.apply_once();
-    cx.unused();
+    if !broken {
+        cx.unused(&misplaced);
+    }
     cx.unemitted_headers();
     Arc::new(cx.diags)
 }
@@ -70,8 +77,10 @@ impl ContainerCx<'_> {
         Span::new(0, len)
     }
 
-    fn placement(&mut self) {
+    /// Reports members in the wrong kind of container (E0510); returns their chunks.
+    fn placement(&mut self) -> Vec<u32> {
         let is_cc = self.container.is_cc;
+        let mut misplaced_chunks = Vec::new();
         for &chunk in &self.container.chunks {
             let Some(member) = self.member(chunk) else {
                 continue;
@@ -111,8 +120,10 @@ impl ContainerCx<'_> {
                         "per-flow `state` and `output` belong to congestion controllers (`cc`); an scu keeps state in csr, map, counter and meter"
                     });
                 self.diags.push(diag);
+                misplaced_chunks.push(chunk);
             }
         }
+        misplaced_chunks
     }
 
     fn attach(&self) -> Option<Attach> {
@@ -164,15 +175,25 @@ impl ContainerCx<'_> {
                 ),
             );
         }
-        let has_work = parts.control.is_some() || parts.stream.is_some();
+        let has_work = parts.control.is_some()
+            || parts.stream.is_some()
+            || parts.parser.is_some()
+            || !parts.every.is_empty()
+            || !parts.handlers.is_empty();
         if !has_work {
             self.diags.push(
                 Diagnostic::at(codes::E0509, self.loc(head, name_span), format!("scu `{}` does nothing", self.container.name))
-                    .label("no `control` and no `stream`")
+                    .label("no `control`, `stream`, `parser` or `every`")
                     .help("add `control { ... }` to process packets or `stream(word: bit<512>) { ... }` for payloads"),
             );
         }
-        if parts.control.is_some() && parts.parser.is_none() && attach == Some(Attach::SlowPath) {
+        // Header instances are only ever filled by a parser; without `headers` an scu may well work
+        // on `packet.*` alone.
+        if parts.control.is_some()
+            && parts.parser.is_none()
+            && parts.headers.is_some()
+            && attach == Some(Attach::SlowPath)
+        {
             self.diags.push(
                 Diagnostic::at(
                     codes::E0509,
@@ -182,7 +203,7 @@ impl ContainerCx<'_> {
                         self.container.name
                     ),
                 )
-                .label("no `parser`")
+                .label("no `parser` fills its `headers`")
                 .help("add `parser { state start { extract(eth); accept } }`"),
             );
         }
@@ -256,7 +277,7 @@ impl ContainerCx<'_> {
                     Diagnostic::at(codes::E0405, self.loc(chunk, span), format!("table `{table}` can be applied {n} times to one packet"))
                         .label("applied here")
                         .note("a table is looked up at most once per packet (one pipeline stage, as in Vitis Networking P4)")
-                        .help("apply it once and keep the result: `let r = t.apply();` is not possible, so restructure with `match t.apply() { ... }`"),
+                        .help("apply it in one place and branch on the action it chose: `match t.apply() { ... }`"),
                 );
             }
         }
@@ -293,11 +314,20 @@ impl ContainerCx<'_> {
         used
     }
 
-    fn unused(&mut self) {
+    /// Members never used (W0001); `misplaced` members were already reported (E0510).
+    fn unused(&mut self, misplaced: &[u32]) {
         let used = self.used_names();
         let extracted = self.headers_of(self.container.parts.parser);
         for (name, entry) in &self.container.members {
-            if used.contains(name) || name.starts_with('_') || extracted.contains(name) {
+            let syntax_error = !chunk_ast(self.db, ChunkKey::new(self.db, self.file, entry.chunk))
+                .diagnostics
+                .is_empty();
+            if used.contains(name)
+                || name.starts_with('_')
+                || extracted.contains(name)
+                || misplaced.contains(&entry.chunk)
+                || syntax_error
+            {
                 continue;
             }
             let kind = super::name::member_kind_name(entry.kind);

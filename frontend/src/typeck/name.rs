@@ -121,7 +121,46 @@ impl Checker<'_> {
         matches!(&sig_of(self.db, self.file, container.head).kind, SigKind::Scu { binding: Some(b), .. } if b == name)
     }
 
+    /// Whether an unknown `name` was already reported elsewhere: it is imported by a `use` that
+    /// failed (E0103/E0104), or declared by an item or member that could not be parsed.
+    pub(crate) fn already_reported(&self, name: &str) -> bool {
+        let imported = self.index.uses.iter().any(|u| {
+            matches!(&u.decl.names, UseNames::List(names) if names.iter().any(|n| n.name == name))
+        });
+        imported
+            || self.index.broken_names.iter().any(|n| n == name)
+            || self
+                .container()
+                .is_some_and(|c| c.broken_names.iter().any(|n| n == name))
+    }
+
+    fn unknown_type(&mut self, path: &Path, name: &str) {
+        let mut diag = Diagnostic::new(
+            codes::E0101,
+            path.span,
+            format!("cannot find type `{name}`"),
+        )
+        .label("unknown type");
+        let mut candidates: Vec<String> =
+            ["bit", "int", "bool", "fixed", "duration", "size", "rate"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        candidates.extend(lookup::visible_module_names(self.db, self.file));
+        if std_net_has(self.db, name) {
+            diag = diag.help(format!(
+                "`{name}` is in the standard library: add `use std::net::{name};`"
+            ));
+        } else if let Some(s) = lookup::similar_name(name, candidates.iter().map(String::as_str)) {
+            diag = diag.help(format!("did you mean `{s}`?"));
+        }
+        self.report(diag);
+    }
+
     pub(crate) fn unresolved(&mut self, name: &Ident) {
+        if self.already_reported(&name.name) {
+            return;
+        }
         let mut candidates: Vec<String> = self
             .scopes
             .iter()
@@ -374,35 +413,31 @@ impl Checker<'_> {
                     DefKind::Header => Ty::Header(tref),
                     DefKind::Struct => Ty::Struct(tref),
                     DefKind::Enum => Ty::Enum(tref),
-                    _ => {
-                        self.error(
-                            codes::E0109,
-                            path.span,
-                            format!("`{name}` is not a type"),
-                            "used as a type",
+                    kind => {
+                        let what = match kind {
+                            DefKind::Const => "a constant",
+                            DefKind::Fn => "a function",
+                            DefKind::Scu => "an scu",
+                            _ => "a congestion controller",
+                        };
+                        self.report(
+                            Diagnostic::new(
+                                codes::E0109,
+                                path.span,
+                                format!("`{name}` is not a type"),
+                            )
+                            .label(format!("{what}, used as a type"))
+                            .help("types are bit<N>, int<N>, bool, fixed<I,F>, duration, size, rate, headers, structs and enums"),
                         );
                         Ty::Error
                     }
                 }
             }
             _ => {
-                let mut diag = Diagnostic::new(
-                    codes::E0101,
-                    path.span,
-                    format!("cannot find type `{name}`"),
-                )
-                .label("unknown type");
-                if std_net_has(self.db, &name) {
-                    diag = diag.help(format!(
-                        "`{name}` is in the standard library: add `use std::net::{name};`"
-                    ));
-                } else if let Some(s) = lookup::similar_name(
-                    &name,
-                    ["bit", "int", "bool", "fixed", "duration", "size", "rate"],
-                ) {
-                    diag = diag.help(format!("did you mean `{s}`?"));
+                if path.is_single() && self.already_reported(&name) {
+                    return Ty::Error;
                 }
-                self.report(diag);
+                self.unknown_type(path, &name);
                 Ty::Error
             }
         }
@@ -613,18 +648,8 @@ impl Checker<'_> {
                 ty: ty.clone(),
                 value: value.clone(),
             },
-            SigKind::Cycle => {
-                self.report(
-                    Diagnostic::new(
-                        codes::E0108,
-                        span,
-                        format!("`{name}` is defined in terms of itself"),
-                    )
-                    .label("this use depends on the definition it appears in")
-                    .help("break the cycle with a literal value"),
-                );
-                Typed::error()
-            }
+            // Reported once, at the definitions in the cycle (`check_item`).
+            SigKind::Cycle => Typed::error(),
             _ => {
                 let what = match entry.kind {
                     DefKind::Header | DefKind::Struct | DefKind::Enum => "type",
