@@ -254,8 +254,10 @@ pub(crate) fn const_sig(cx: &mut Checker<'_>, c: &ConstDecl) -> SigKind {
 pub(crate) enum FieldRule {
     /// Header fields: bit<N> and int<N> only.
     Header,
-    /// Struct fields, parameters, `meta`: anything but headers.
+    /// Struct fields and `meta`: anything but headers.
     Value,
+    /// Function and action parameters: anything but headers.
+    Param,
     /// `headers { }` instances: checked by the caller.
     Instance,
 }
@@ -290,15 +292,26 @@ pub(crate) fn fields(cx: &mut Checker<'_>, decls: &[FieldDecl], rule: FieldRule)
                 .note("header fields are bit strings on the wire: use bit<N> (or int<N>)"),
             );
         }
-        if rule == FieldRule::Value && matches!(ty, Ty::Header(_)) {
+        let holds_header = match &ty {
+            Ty::Header(_) => true,
+            Ty::Array(elem, _) => matches!(**elem, Ty::Header(_)),
+            _ => false,
+        };
+        if rule != FieldRule::Header && rule != FieldRule::Instance && holds_header {
+            let what = if rule == FieldRule::Param {
+                "parameter"
+            } else {
+                "field"
+            };
             cx.report(
                 Diagnostic::new(
-                    crate::diag::codes::E0214,
+                    crate::diag::codes::E0201,
                     decl.ty.span,
-                    format!("field `{}` holds a header", decl.name.name),
+                    format!("{what} `{}` has a header type", decl.name.name),
                 )
-                .label("headers cannot be struct fields")
-                .help("declare header instances in the scu's `headers { }` block"),
+                .label(format!("a {what} cannot hold a header"))
+                .note("header instances are declared in the scu's `headers { }` block and live for one packet")
+                .help("copy the fields you need into a struct"),
             );
         }
         out.push(FieldSig {
@@ -347,7 +360,7 @@ fn header_sig(cx: &mut Checker<'_>, r: &RecordDecl) -> SigKind {
 
 /// `fn name(params) -> T` and `action name(params)`.
 pub(crate) fn fn_sig(cx: &mut Checker<'_>, f: &FnDecl) -> SigKind {
-    let params = fields(cx, &f.params, FieldRule::Value)
+    let params = fields(cx, &f.params, FieldRule::Param)
         .into_iter()
         .map(|p| (p.name, p.ty))
         .collect();

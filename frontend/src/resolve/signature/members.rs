@@ -40,6 +40,16 @@ impl MatchKind {
             MatchKind::Range => "range",
         }
     }
+
+    /// The kind with its article, for messages: "an `exact`", "a `range`".
+    pub fn with_article(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "an `exact`",
+            MatchKind::Lpm => "an `lpm`",
+            MatchKind::Ternary => "a `ternary`",
+            MatchKind::Range => "a `range`",
+        }
+    }
 }
 
 /// An action a table may choose.
@@ -99,7 +109,14 @@ pub(crate) fn enum_sig(cx: &mut Checker<'_>, e: &EnumDecl) -> SigKind {
             );
         }
     }
-    let repr_ty = repr.map(|(t, _)| t);
+    // An invalid representation was reported above; later checks treat it as unknown.
+    let repr_ty = repr.map(|(t, _)| {
+        if matches!(t, Ty::Bit(_)) {
+            t
+        } else {
+            Ty::Error
+        }
+    });
     let mut variants: Vec<(String, Value)> = Vec::new();
     let mut next = 0u64;
     for (name, value) in &e.variants {
@@ -118,11 +135,20 @@ pub(crate) fn enum_sig(cx: &mut Checker<'_>, e: &EnumDecl) -> SigKind {
                 .value
                 .unwrap_or(Value::int(next)),
             (Some(expr), None) => {
-                cx.error(
-                    codes::E0215,
-                    expr.span,
-                    "variant values need a representation",
-                    "value without `: bit<N>`",
+                cx.report(
+                    Diagnostic::new(
+                        codes::E0201,
+                        expr.span,
+                        format!(
+                            "enum `{}` has no representation, so its variants have no values",
+                            e.name.name
+                        ),
+                    )
+                    .label("value without `: bit<N>`")
+                    .help(format!(
+                        "declare one: `enum {}: bit<8> {{ ... }}`, or remove the value",
+                        e.name.name
+                    )),
                 );
                 Value::int(next)
             }
@@ -138,6 +164,18 @@ pub(crate) fn enum_sig(cx: &mut Checker<'_>, e: &EnumDecl) -> SigKind {
                     "value out of range",
                 );
             }
+        }
+        if let (Some(_), Some((first, _))) = (&repr_ty, variants.iter().find(|(_, v)| *v == value))
+        {
+            cx.report(
+                Diagnostic::new(
+                    codes::E0102,
+                    name.span,
+                    format!("variants `{first}` and `{}` have the same value", name.name),
+                )
+                .label(format!("same value as `{first}`"))
+                .note("a cast to the representation must tell the variants apart"),
+            );
         }
         variants.push((name.name.clone(), value));
     }
@@ -224,7 +262,7 @@ pub(crate) fn cc_sig(cx: &mut Checker<'_>, head: &CcHead) -> SigKind {
                 "expected `cycles`",
             );
         }
-        let value = cx.const_size(expr, "the cycle budget");
+        let value = cx.const_size_allow_zero(expr, "the cycle budget");
         if value == Some(0) {
             cx.error(
                 codes::E0603,
@@ -283,7 +321,7 @@ pub(crate) fn member_sig(cx: &mut Checker<'_>, member: &Member) -> SigKind {
 fn csr_sig(cx: &mut Checker<'_>, c: &CsrDecl) -> SigKind {
     let ty = cx.resolve_type(&c.ty);
     match &ty {
-        Ty::Bit(n) | Ty::Int(n) if *n > 64 => cx.report(
+        Ty::Bit(n) if *n > 64 => cx.report(
             Diagnostic::new(
                 codes::E0407,
                 c.ty.span,
@@ -293,16 +331,24 @@ fn csr_sig(cx: &mut Checker<'_>, c: &CsrDecl) -> SigKind {
             .note("control registers are 64-bit words (Coyote's `setCSR`)")
             .help("split it into several CSRs of at most 64 bits"),
         ),
-        Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::Error => {}
-        other => cx.report(
-            Diagnostic::new(
-                codes::E0407,
-                c.ty.span,
-                format!("CSR `{}` has type `{other}`", c.name.name),
+        Ty::Bit(_) | Ty::Error => {}
+        other => {
+            let help = match other {
+                Ty::Bool => "use `bit<1>` for a flag, and test it with `== 1`".to_string(),
+                Ty::Int(n) => format!("store the bits as `bit<{n}>` and cast with `as int<{n}>`"),
+                _ => "use a bit<N> of at most 64 bits".to_string(),
+            };
+            cx.report(
+                Diagnostic::new(
+                    codes::E0407,
+                    c.ty.span,
+                    format!("CSR `{}` has type `{other}`", c.name.name),
+                )
+                .label("not a bit<N>")
+                .note("control registers hold plain bit strings of at most 64 bits")
+                .help(help),
             )
-            .label("not a bit<N>, int<N> or bool")
-            .note("control registers hold plain bit strings of at most 64 bits"),
-        ),
+        }
     }
     if let Some(init) = &c.init {
         cx.const_value(init, Some(&ty));
@@ -361,7 +407,7 @@ fn out_sig(cx: &mut Checker<'_>, o: &OutDecl) -> SigKind {
         }
         _ => {
             cx.report(
-                Diagnostic::new(codes::E0110, kind_ty.span, "unknown output kind")
+                Diagnostic::new(codes::E0508, kind_ty.span, "unknown output kind")
                     .label("expected `dma` or `host`")
                     .note("outputs are `dma`, `[dma; N]` or `host`"),
             );
@@ -369,7 +415,20 @@ fn out_sig(cx: &mut Checker<'_>, o: &OutDecl) -> SigKind {
         }
     };
     if let Some(batch) = &o.batch {
-        cx.const_value(batch, Some(&Ty::Size));
+        let bytes = cx.const_value(batch, Some(&Ty::Size)).value;
+        match bytes.as_ref().and_then(Value::as_u64) {
+            Some(n) if n == 0 || n % 64 != 0 => cx.report(
+                Diagnostic::new(
+                    codes::E0409,
+                    batch.span,
+                    format!("a batch of {n} bytes is not a whole number of 64-byte words"),
+                )
+                .label("not a positive multiple of 64B")
+                .note("outputs carry 512-bit (64-byte) words")
+                .help(format!("use {}B", (n / 64).max(1) * 64)),
+            ),
+            _ => {}
+        }
     }
     SigKind::Out { kind, count }
 }
