@@ -50,6 +50,7 @@ impl Checker<'_> {
                 },
             ),
             (ItemKind::Const(c), SigKind::Cycle) => self.cycle(&c.name),
+            (ItemKind::Struct(r), SigKind::Struct { fields }) => self.struct_recursion(r, fields),
             _ => {}
         }
     }
@@ -306,11 +307,14 @@ impl Checker<'_> {
             "rate" => Ty::Rate,
             "window" => Ty::Size,
             other => {
-                self.error(
-                    codes::E0602,
-                    o.kind.span,
-                    format!("a controller outputs a `rate` or a `window`, not `{other}`"),
-                    "unknown output",
+                self.report(
+                    Diagnostic::new(
+                        codes::E0110,
+                        o.kind.span,
+                        format!("a controller outputs a `rate` or a `window`, not `{other}`"),
+                    )
+                    .label("unknown output kind")
+                    .help("write `output rate rc;` (a rate state) or `output window cwnd;` (a size state)"),
                 );
                 return;
             }
@@ -319,6 +323,9 @@ impl Checker<'_> {
             .container()
             .and_then(|c| c.members.get(&o.state.name))
             .cloned();
+        if entry.is_some() {
+            self.note_use(&o.state.name);
+        }
         match entry {
             Some(e) if e.kind == crate::resolve::index::MemberDefKind::State => {
                 self.note_use(&o.state.name);

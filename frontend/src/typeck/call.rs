@@ -77,16 +77,37 @@ impl Checker<'_> {
                 for a in args {
                     self.expr(a, None);
                 }
-                let what = match other {
-                    Res::Local(_) => "variable".to_string(),
-                    Res::Member(_, e) => super::name::member_kind_name(e.kind).to_string(),
-                    _ => "value".to_string(),
+                let (what, help) = match &other {
+                    Res::Local(l) => (
+                        l.what.to_string(),
+                        format!("read it without parentheses: `{name}`"),
+                    ),
+                    Res::Member(_, e) => {
+                        let help = match e.kind {
+                            MemberDefKind::Table => format!("apply it with `{name}.apply()`"),
+                            MemberDefKind::Map => {
+                                format!("use its methods, e.g. `{name}.get(key)`")
+                            }
+                            MemberDefKind::Counter => format!("count with `{name}.count(index)`"),
+                            MemberDefKind::Meter => format!("use `{name}[index].exceeds(len)`"),
+                            MemberDefKind::Out => format!("send words with `{name}.push(word)`"),
+                            _ => format!("read it without parentheses: `{name}`"),
+                        };
+                        (super::name::member_kind_name(e.kind).to_string(), help)
+                    }
+                    _ => (
+                        "value".to_string(),
+                        format!("read it without parentheses: `{name}`"),
+                    ),
                 };
-                self.error(
-                    codes::E0109,
-                    callee.span,
-                    format!("`{name}` is a {what}, not a function"),
-                    "cannot be called",
+                self.report(
+                    Diagnostic::new(
+                        codes::E0109,
+                        callee.span,
+                        format!("`{name}` is a {what}, not a function"),
+                    )
+                    .label("cannot be called")
+                    .help(help),
                 );
                 Typed::error()
             }
@@ -321,6 +342,9 @@ impl Checker<'_> {
                 .map(|_| p.segments[0].name.clone()),
             _ => None,
         };
+        if instance.is_none() && self.header_type_arg(name, arg) {
+            return Typed::of(Ty::Unit);
+        }
         let typed = self.expr(arg, None);
         match (&instance, &typed.ty) {
             (Some(inst), Ty::Header(_)) | (Some(inst), Ty::Array(..)) => {
@@ -346,6 +370,61 @@ impl Checker<'_> {
         Typed::of(Ty::Unit)
     }
 
+    /// `extract(ethernet)`: a header type where an instance was meant (E0303); true if reported.
+    fn header_type_arg(&mut self, name: &str, arg: &Expr) -> bool {
+        let ExprKind::Path(p) = &arg.kind else {
+            return false;
+        };
+        let is_header_type = matches!(
+            crate::resolve::lookup::lookup_module_name(self.db, self.file, &p.text()),
+            Some(crate::resolve::lookup::ModuleRes::Item(_, e))
+                if e.kind == crate::resolve::index::DefKind::Header
+        ) && self.find_local(&p.text()).is_none();
+        if !is_header_type {
+            return false;
+        }
+        let instances: Vec<String> = self.instances_of(&p.text());
+        let help = match instances.first() {
+            Some(inst) => format!("{name} the instance: `{name}({inst})`"),
+            None => format!(
+                "declare an instance in `headers {{ h: {} }}` and {name} it by name",
+                p.text()
+            ),
+        };
+        self.report(
+            Diagnostic::new(
+                codes::E0303,
+                arg.span,
+                format!(
+                    "`{name}` takes a header instance, not the header type `{}`",
+                    p.text()
+                ),
+            )
+            .label("a header type")
+            .help(help),
+        );
+        true
+    }
+
+    /// The header instances of the current scu whose type is the header named `ty`.
+    fn instances_of(&self, ty: &str) -> Vec<String> {
+        let Some(chunk) = self.container().and_then(|c| c.parts.headers) else {
+            return Vec::new();
+        };
+        match &sig_of(self.db, self.file, chunk).kind {
+            SigKind::Headers { instances } => instances
+                .iter()
+                .filter(|i| match &i.ty {
+                    Ty::Header(t) => &*t.name == ty,
+                    Ty::Array(elem, _) => matches!(&**elem, Ty::Header(t) if &*t.name == ty),
+                    _ => false,
+                })
+                .map(|i| i.name.clone())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     fn lookahead(&mut self, args: &[Expr], span: Span) -> Typed {
         self.allowed(
             self.kind == BodyKind::Parser,
@@ -357,6 +436,25 @@ impl Checker<'_> {
             self.arity("lookahead", 1, args.len(), span);
             return Typed::error();
         };
+        let width = self.expr(arg, None);
+        if width.ty.is_error() {
+            return Typed::error();
+        }
+        if width.value.is_none() {
+            self.report(
+                Diagnostic::new(
+                    codes::E0304,
+                    arg.span,
+                    "the lookahead width must be a constant",
+                )
+                .label("only known at run time")
+                .note("`lookahead(N)` returns a `bit<N>`, so N fixes its type")
+                .help(
+                    "look ahead the largest width you need and slice it, e.g. `lookahead(32)[7:0]`",
+                ),
+            );
+            return Typed::error();
+        }
         match self.const_size_allow_zero(arg, "the lookahead width") {
             Some(n) if (1..=512).contains(&n) => Typed::of(Ty::Bit(n as u32)),
             Some(n) => {
@@ -402,7 +500,19 @@ impl Checker<'_> {
                 .help("write `notify(host, value)` or `notify(arm, value)`"),
             );
         }
-        let typed = self.expr(value, Some(&Ty::Bit(32)));
+        let typed = self.expr(value, None);
+        if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
+            self.report(
+                Diagnostic::new(
+                    codes::E0209,
+                    value.span,
+                    "`notify` needs to know the width of this constant",
+                )
+                .label("a constant has no width of its own")
+                .help("give it one: `notify(host, 1 as bit<32>)`"),
+            );
+            return Typed::of(Ty::Unit);
+        }
         let fits = match &typed.ty {
             Ty::Bit(n) | Ty::Int(n) => *n <= 32,
             Ty::Bool | Ty::Error => true,

@@ -105,6 +105,30 @@ impl Checker<'_> {
             };
         }
         match (&typed.ty, &typed.value) {
+            (Ty::IntLit | Ty::DecimalLit, _) if target.is_unit() => {
+                let shown = typed
+                    .value
+                    .as_ref()
+                    .and_then(Value::as_num)
+                    .map_or_else(|| "0".to_string(), consteval::display_num);
+                self.report(
+                    Diagnostic::new(
+                        codes::E0207,
+                        span,
+                        format!("expected a {target}, found a plain number"),
+                    )
+                    .label(format!("a plain number is not a {target}"))
+                    .help(format!(
+                        "write it with a unit: `{shown}{}`",
+                        super::ops::unit_suffix(target)
+                    )),
+                );
+                Typed::error()
+            }
+            (Ty::DecimalLit, _) if target.is_integer() => {
+                self.mismatch(target, &typed.ty, span, "");
+                Typed::error()
+            }
             (Ty::IntLit | Ty::DecimalLit, Some(value)) if target.is_numeric() => {
                 match consteval::fit(value, target) {
                     Ok(v) => Typed {
@@ -112,8 +136,9 @@ impl Checker<'_> {
                         value: Some(v),
                     },
                     Err(err) => {
+                        // Reported here; the poison keeps constant contexts from reporting it again.
                         self.report_fit(value, target, span, err);
-                        Typed::of(target.clone())
+                        Typed::error()
                     }
                 }
             }
@@ -415,21 +440,42 @@ impl Checker<'_> {
             } else {
                 format!("bit {h} does not exist in a {width}-bit value")
             };
-            self.report(
-                Diagnostic::new(
-                    codes::E0204,
-                    hi.span.to(lo.span),
-                    format!("slice [{h}:{l}] is out of range for `{}`", base_typed.ty),
-                )
-                .label(why)
-                .note(format!(
-                    "slices are written [high:low] with {} >= high >= low >= 0",
-                    width.saturating_sub(1)
-                )),
-            );
+            let mut diag = Diagnostic::new(
+                codes::E0204,
+                hi.span.to(lo.span),
+                format!("slice [{h}:{l}] is out of range for `{}`", base_typed.ty),
+            )
+            .label(why)
+            .note(format!(
+                "slices are written [high:low] with {} >= high >= low >= 0",
+                width.saturating_sub(1)
+            ));
+            if h < l && l < u64::from(width) {
+                diag = diag.help(format!("the high bit comes first: `[{l}:{h}]`"));
+            }
+            self.report(diag);
             return Typed::error();
         }
         let (h, l) = (h as u32, l as u32);
+        let bounds = hi.span.to(lo.span);
+        if let Some(before) = self.slice_widths.insert(bounds, h - l + 1) {
+            if before != h - l + 1 {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0204,
+                        bounds,
+                        format!(
+                            "this slice is {before} bits wide in one iteration and {} in another",
+                            h - l + 1
+                        ),
+                    )
+                    .label("width depends on the loop variable")
+                    .note("every iteration of an unrolled loop must give the slice the same type")
+                    .help("keep `hi - lo` constant, e.g. `x[i * 8 + 7:i * 8]`"),
+                );
+                return Typed::error();
+            }
+        }
         Typed {
             ty: Ty::Bit(h - l + 1),
             value: base_typed.value.and_then(|v| consteval::slice(&v, h, l)),
@@ -475,11 +521,20 @@ impl Checker<'_> {
             .map(|(n, _)| n.as_str())
             .collect();
         if !missing.is_empty() {
-            self.error(
-                codes::E0105,
-                span,
-                format!("missing fields {} in `{ty}`", missing.join(", ")),
-                "every field needs a value",
+            let list: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+            let noun = if missing.len() == 1 {
+                "field"
+            } else {
+                "fields"
+            };
+            self.report(
+                Diagnostic::new(
+                    codes::E0509,
+                    span,
+                    format!("missing {noun} {} in `{ty}`", list.join(", ")),
+                )
+                .label("every field needs a value")
+                .help(format!("add `{}: ...`", missing[0])),
             );
         }
         Typed::of(ty)

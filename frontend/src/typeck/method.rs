@@ -33,7 +33,7 @@ impl Checker<'_> {
                 for a in args {
                     self.expr(a, None);
                 }
-                self.no_method(&other.to_string(), method, &[]);
+                self.no_method(&format!("`{other}`"), method, &[]);
                 Typed::error()
             }
         }
@@ -87,10 +87,12 @@ impl Checker<'_> {
             }
             (SigKind::Counter { size }, "count") => {
                 let size = *size;
+                self.per_packet_only(name, "counter", span);
                 self.counter_count(name, size, index, args, span)
             }
             (SigKind::Meter { size }, "exceeds") => {
                 let size = *size;
+                self.per_packet_only(name, "meter", span);
                 self.cell_index(name, size, index, span, "meter");
                 self.fixed_method_args("exceeds", args, &[Ty::Bit(16)], span);
                 Typed::of(Ty::Bool)
@@ -119,6 +121,23 @@ impl Checker<'_> {
                 Typed::error()
             }
         }
+    }
+
+    /// Counters and meters measure packets: they are used only while processing one (E0413).
+    fn per_packet_only(&mut self, name: &str, what: &str, span: Span) {
+        if self.kind.is_packet() {
+            return;
+        }
+        self.report(
+            Diagnostic::new(
+                codes::E0413,
+                span,
+                format!("{what} `{name}` used in {}", self.body_name()),
+            )
+            .label("no packet here")
+            .note(format!("a {what} measures packets: use it in the control block, an action, `on parser_error` or an scu function"))
+            .help("to keep a count outside packet processing, use a CSR"),
+        );
     }
 
     fn no_method(&mut self, what: &str, method: &Ident, methods: &[&str]) {
@@ -317,11 +336,12 @@ impl Checker<'_> {
         if !ok {
             self.report(
                 Diagnostic::new(
-                    codes::E0508,
+                    codes::E0501,
                     span,
                     format!("`{name}.push` is only allowed in stream kernels"),
                 )
-                .label("not in a stream kernel")
+                .label(format!("not allowed in {}", self.body_name()))
+                .note("outputs carry payload words, which only a `stream` kernel sees")
                 .help("send packets with `to_host()` / `to_network(port)`"),
             );
         }

@@ -162,6 +162,9 @@ pub struct Checker<'db> {
     pub(crate) path: PathCounts,
     /// Whether the current path has ended (`return`, `drop()`); statements after it are unreachable.
     pub(crate) ended: bool,
+    /// The width of every slice checked so far, by the span of its bounds: a slice whose bounds use
+    /// a loop variable is checked once per unrolled iteration and must keep its width (E0204).
+    pub(crate) slice_widths: IndexMap<Span, u32>,
 }
 
 impl<'db> Checker<'db> {
@@ -185,6 +188,7 @@ impl<'db> Checker<'db> {
             summary: Summary::default(),
             path: PathCounts::new(),
             ended: false,
+            slice_widths: IndexMap::new(),
         }
     }
 

@@ -8,6 +8,15 @@ use crate::span::Span;
 use crate::types::Ty;
 use num_rational::BigRational;
 
+/// The base unit of a unit type, as written after a number.
+pub(crate) fn unit_suffix(ty: &Ty) -> &'static str {
+    match ty {
+        Ty::Duration => "ns",
+        Ty::Size => "B",
+        _ => "bps",
+    }
+}
+
 fn is_scale(ty: &Ty) -> bool {
     ty.is_integer() || matches!(ty, Ty::IntLit | Ty::Fixed(..) | Ty::DecimalLit)
 }
@@ -20,7 +29,9 @@ impl Checker<'_> {
         span: Span,
         expected: Option<&Ty>,
     ) -> Typed {
-        let hint = expected.filter(|t| t.is_numeric());
+        // `-1` is a negative literal: it takes its type only once negated, so that `-1` into a
+        // bit<N> is reported as a value that does not fit (E0203).
+        let hint = expected.filter(|t| t.is_numeric() && op != UnaryOp::Neg);
         let mut typed = self.expr(operand, hint);
         if op == UnaryOp::BitNot && typed.ty == Ty::IntLit {
             match hint {
@@ -100,7 +111,7 @@ impl Checker<'_> {
         match op {
             And | Or => self.logical(op, l, r, lhs, rhs),
             Eq | Ne | Lt | Le | Gt | Ge => self.comparison(op, l, r, span),
-            Shl | Shr => self.shift(op, l, r, lhs, rhs),
+            Shl | Shr => self.shift(op, l, r, (lhs, rhs), expected),
             Concat => self.concat(l, r, lhs, rhs),
             Add | Sub | Mul | Div | Rem | SatAdd | SatSub => {
                 if let Some(result) = self.scaled(op, &l, &r, span) {
@@ -109,11 +120,17 @@ impl Checker<'_> {
                 if r.ty == Ty::IntLit && l.ty.is_numeric() {
                     r = self.coerce(r, &l.ty.clone(), rhs.span);
                 }
+                if r.ty.is_error() {
+                    return Typed::error();
+                }
                 self.arith(op, l, r, span)
             }
             BitAnd | BitOr | BitXor => {
                 if r.ty == Ty::IntLit && l.ty.is_integer() {
                     r = self.coerce(r, &l.ty.clone(), rhs.span);
+                }
+                if r.ty.is_error() {
+                    return Typed::error();
                 }
                 self.bitwise(op, l, r, span)
             }
@@ -162,11 +179,25 @@ impl Checker<'_> {
             orderable
         };
         if !ok {
-            self.error(
-                codes::E0206,
-                span,
-                format!("cannot compare `{ty}` values with `{}`", op.symbol()),
-                format!("`{ty}` is not ordered"),
+            let (label, help) = if equatable {
+                (
+                    format!("`{ty}` values have no order"),
+                    "compare with `==` or `!=`, or `match` on the value",
+                )
+            } else {
+                (
+                    format!("`{ty}` values cannot be compared"),
+                    "compare their fields one by one",
+                )
+            };
+            self.report(
+                Diagnostic::new(
+                    codes::E0206,
+                    span,
+                    format!("cannot compare `{ty}` values with `{}`", op.symbol()),
+                )
+                .label(label)
+                .help(help),
             );
             return Typed::error();
         }
@@ -185,16 +216,46 @@ impl Checker<'_> {
         match (&l.ty, &r.ty) {
             (a, b) if a == b => Some(a.clone()),
             (Ty::IntLit, Ty::DecimalLit) | (Ty::DecimalLit, Ty::IntLit) => Some(Ty::DecimalLit),
-            (Ty::IntLit | Ty::DecimalLit, t) | (t, Ty::IntLit | Ty::DecimalLit)
+            (lit @ (Ty::IntLit | Ty::DecimalLit), t) | (t, lit @ (Ty::IntLit | Ty::DecimalLit))
                 if t.is_numeric() =>
             {
-                Some(t.clone())
+                self.literal_operand(lit, t, span, op).then(|| t.clone())
             }
             (a, b) => {
                 self.operand_mismatch(a, b, span, op);
                 None
             }
         }
+    }
+
+    /// Whether a literal of kind `lit` may meet an operand of type `t`: decimals only meet fixed
+    /// values, and bare numbers never meet unit values (`0B`, not `0`).
+    fn literal_operand(&mut self, lit: &Ty, t: &Ty, span: Span, op: BinaryOp) -> bool {
+        let sym = op.symbol();
+        if t.is_unit() {
+            self.report(
+                Diagnostic::new(codes::E0207, span, format!("a {t} {sym} a plain number"))
+                    .label(format!("a plain number is not a {t}"))
+                    .help(format!(
+                        "write the number with a unit, e.g. `0{}`",
+                        unit_suffix(t)
+                    )),
+            );
+            return false;
+        }
+        if *lit == Ty::DecimalLit && t.is_integer() {
+            self.report(
+                Diagnostic::new(
+                    codes::E0201,
+                    span,
+                    format!("mismatched types: `{t}` {sym} a decimal"),
+                )
+                .label(format!("a decimal is not a `{t}`"))
+                .note("decimals are fixed<I,F> values; integers are whole numbers"),
+            );
+            return false;
+        }
+        true
     }
 
     fn operand_mismatch(&mut self, a: &Ty, b: &Ty, span: Span, op: BinaryOp) {
@@ -296,12 +357,21 @@ impl Checker<'_> {
         let Some(ty) = self.unify(&l, &r, span, op) else {
             return Typed::error();
         };
-        if !(ty.is_integer() || matches!(ty, Ty::Bool | Ty::IntLit)) {
-            self.error(
-                codes::E0206,
-                span,
-                format!("cannot apply `{}` to `{ty}`", op.symbol()),
-                "bitwise operators take bit<N>, int<N> or bool",
+        if !(ty.is_integer() || ty == Ty::IntLit) {
+            let help = match (ty == Ty::Bool, op) {
+                (true, BinaryOp::BitAnd) => "for bools write `a && b`",
+                (true, BinaryOp::BitOr) => "for bools write `a || b`",
+                (true, _) => "for bools write `a != b`",
+                (false, _) => "bitwise operators work on bit<N> and int<N>",
+            };
+            self.report(
+                Diagnostic::new(
+                    codes::E0206,
+                    span,
+                    format!("cannot apply `{}` to `{ty}`", op.symbol()),
+                )
+                .label("bitwise operators take bit<N> or int<N>")
+                .help(help),
             );
             return Typed::error();
         }
@@ -312,7 +382,35 @@ impl Checker<'_> {
         Typed { ty, value }
     }
 
-    fn shift(&mut self, op: BinaryOp, l: Typed, r: Typed, lhs: &Expr, rhs: &Expr) -> Typed {
+    fn shift(
+        &mut self,
+        op: BinaryOp,
+        mut l: Typed,
+        r: Typed,
+        (lhs, rhs): (&Expr, &Expr),
+        expected: Option<&Ty>,
+    ) -> Typed {
+        if l.ty == Ty::IntLit && r.value.is_none() {
+            // A constant shifted by a run-time amount needs a width to shift within.
+            match expected.filter(|t| t.is_integer()) {
+                Some(t) => l = self.coerce(l, t, lhs.span),
+                None => {
+                    self.report(
+                        Diagnostic::new(
+                            codes::E0209,
+                            lhs.span,
+                            format!("`{}` needs to know the width of this constant", op.symbol()),
+                        )
+                        .label("unknown width")
+                        .help("give it one: `(1 as bit<32>) << n`"),
+                    );
+                    return Typed::error();
+                }
+            }
+            if l.ty.is_error() {
+                return l;
+            }
+        }
         if !(l.ty.is_integer() || l.ty == Ty::IntLit) {
             self.error(
                 codes::E0206,
@@ -405,12 +503,18 @@ impl Checker<'_> {
         if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
             return self.coerce(typed, &target, value.span);
         }
-        if let Some((code, why)) = cast_problem(&typed.ty, &target) {
-            self.report(
-                Diagnostic::new(code, value.span.to(ty.span), format!("cannot cast `{}` to `{target}`", typed.ty))
-                    .label(why)
-                    .note("casts convert between bit<N>, int<N>, bool (bit<1>), fixed, enums with a representation, and units (bit<64>)"),
-            );
+        let problem = match &typed.ty {
+            Ty::Enum(t) => self.enum_cast_problem(t, &target),
+            from => cast_problem(from, &target),
+        };
+        if let Some((code, why)) = problem {
+            let mut diag = Diagnostic::new(code, value.span.to(ty.span), format!("cannot cast `{}` to `{target}`", typed.ty))
+                .label(why)
+                .note("casts convert between bit<N>, int<N>, bool (bit<1>), fixed, enums with a representation, and units (bit<64>)");
+            if target == Ty::Bool && typed.ty.is_integer() {
+                diag = diag.help("test it instead: `x != 0`");
+            }
+            self.report(diag);
             return Typed::of(target);
         }
         let folded = typed
@@ -420,6 +524,36 @@ impl Checker<'_> {
         Typed {
             ty: target,
             value: folded,
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// Why `e as to` is not allowed for an enum value `e`: only an enum with a representation
+    /// `bit<N>` converts, and only to `bit<N>`.
+    fn enum_cast_problem(
+        &self,
+        t: &crate::types::TypeRef,
+        to: &Ty,
+    ) -> Option<(crate::diag::Code, String)> {
+        let repr = match self.enum_sig(t) {
+            crate::resolve::signature::SigKind::Enum { repr, .. } => repr,
+            _ => return None,
+        };
+        match (repr, to) {
+            (_, Ty::Enum(u)) if u == t => None,
+            (None, _) => Some((
+                codes::E0205,
+                format!(
+                    "`{}` has no representation: declare `enum {}: bit<N>`, or use `match`",
+                    t.name, t.name
+                ),
+            )),
+            (Some(r), to) if r == *to || r.is_error() => None,
+            (Some(r), _) => Some((
+                codes::E0205,
+                format!("`{}` is represented as `{r}`: cast to `{r}` first", t.name),
+            )),
         }
     }
 }

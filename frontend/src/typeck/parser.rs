@@ -33,14 +33,21 @@ impl Checker<'_> {
             }
             states.insert(state.name.name.clone(), i);
         }
-        let Some(&start) = states.get("start") else {
-            self.report(
-                Diagnostic::new(codes::E0301, head, "this parser has no `start` state")
-                    .label("parsing begins at `start`")
-                    .help("add `state start { extract(...); ... }`"),
-            );
-            return;
-        };
+        let start = states.get("start").copied();
+        if start.is_none() {
+            let mut diag = Diagnostic::new(codes::E0301, head, "this parser has no `start` state")
+                .label("parsing begins at `start`");
+            diag = match decl.states.first() {
+                Some(first) => diag
+                    .secondary(first.name.span, "the first state is not called `start`")
+                    .help(format!(
+                        "rename `{}` to `start`, or add `state start {{ ... }}`",
+                        first.name.name
+                    )),
+                None => diag.help("add `state start { extract(...); ... }`"),
+            };
+            self.report(diag);
+        }
         let mut graph: DiGraphMap<usize, ()> = DiGraphMap::new();
         let mut extracts = vec![false; decl.states.len()];
         for (i, state) in decl.states.iter().enumerate() {
@@ -53,7 +60,9 @@ impl Checker<'_> {
                 }
             }
         }
-        self.reachability(decl, &graph, start);
+        if let Some(start) = start {
+            self.reachability(decl, &graph, start);
+        }
         self.termination(decl, &graph, &extracts);
     }
 
@@ -222,14 +231,18 @@ impl Checker<'_> {
             if !cyclic || scc.iter().any(|&s| extracts[s]) {
                 continue;
             }
-            let mut names: Vec<&str> = scc
+            let mut names: Vec<String> = scc
                 .iter()
-                .map(|&s| decl.states[s].name.name.as_str())
+                .map(|&s| format!("`{}`", decl.states[s].name.name))
                 .collect();
             names.sort_unstable();
             let first = scc.iter().copied().min().unwrap_or(0);
+            let message = match names.as_slice() {
+                [one] => format!("state {one} can loop forever"),
+                many => format!("states {} can loop forever", many.join(", ")),
+            };
             self.report(
-                Diagnostic::new(codes::E0302, decl.states[first].name.span, format!("states {} can loop forever", names.join(" -> ")))
+                Diagnostic::new(codes::E0302, decl.states[first].name.span, message)
                     .label("this loop extracts nothing")
                     .note("every loop in a parser must extract a header, so each turn consumes packet bytes")
                     .help("extract a header in one of these states, or break the loop"),

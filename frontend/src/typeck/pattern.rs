@@ -8,6 +8,7 @@ use crate::resolve::signature::{sig_of, SigKind};
 use crate::span::Span;
 use crate::types::Ty;
 use indexmap::IndexSet;
+use num_bigint::BigInt;
 
 /// The built-in parser errors.
 pub const BUILTIN_PARSER_ERRORS: &[&str] = &["packet_too_short", "no_match", "stack_overflow"];
@@ -19,6 +20,9 @@ pub struct Coverage {
     pub wildcard: bool,
     /// Variant, action, error or bool names covered.
     pub names: IndexSet<String>,
+    /// Integer values covered by value and range patterns, as inclusive intervals (masks and
+    /// prefixes are not counted).
+    pub values: Vec<(BigInt, BigInt)>,
 }
 
 impl Checker<'_> {
@@ -48,6 +52,11 @@ impl Checker<'_> {
 
     /// Returns whether the pattern matches every value.
     fn pattern(&mut self, pattern: &Pattern, ty: &Ty, coverage: &mut Coverage) -> bool {
+        if ty.is_error() {
+            // The scrutinee was already reported: bind names so the arm body checks quietly.
+            self.bind_unknown(pattern);
+            return matches!(pattern.kind, PatternKind::Wildcard);
+        }
         match &pattern.kind {
             PatternKind::Wildcard => true,
             PatternKind::Or(alts) => {
@@ -74,8 +83,10 @@ impl Checker<'_> {
             PatternKind::Value(expr) => {
                 if let Some(name) = self.named_pattern(expr, ty) {
                     coverage.names.insert(name);
-                } else {
-                    self.value_pattern(expr, ty);
+                } else if let Some(v) = self.value_pattern(expr, ty).and_then(|v| v.as_int()) {
+                    if ty.is_integer() && !is_prefix(expr) {
+                        coverage.values.push((v.clone(), v));
+                    }
                 }
                 false
             }
@@ -86,7 +97,9 @@ impl Checker<'_> {
                 false
             }
             PatternKind::Range { lo, hi, inclusive } => {
-                self.range_pattern(lo, hi, *inclusive, ty, pattern.span);
+                if let Some(interval) = self.range_pattern(lo, hi, *inclusive, ty, pattern.span) {
+                    coverage.values.push(interval);
+                }
                 false
             }
         }
@@ -145,7 +158,11 @@ impl Checker<'_> {
                             Diagnostic::new(
                                 codes::E0403,
                                 name.span,
-                                format!("action `{}` carries {} value(s)", name.name, params.len()),
+                                format!(
+                                    "action `{}` carries {}",
+                                    name.name,
+                                    super::table::count(params.len(), "value")
+                                ),
                             )
                             .label("bind or ignore its parameters")
                             .help(format!(
@@ -241,9 +258,9 @@ impl Checker<'_> {
                     codes::E0403,
                     path.span.to(name.span),
                     format!(
-                        "action `{}` has {} parameter(s), the pattern binds {}",
+                        "action `{}` has {}, but the pattern binds {}",
                         name.name,
-                        params.len(),
+                        super::table::count(params.len(), "parameter"),
                         bindings.len()
                     ),
                 )
@@ -262,6 +279,31 @@ impl Checker<'_> {
                     what: "binding",
                 });
             }
+        }
+    }
+
+    /// Declares the names a pattern binds with an unknown type, marked used.
+    fn bind_unknown(&mut self, pattern: &Pattern) {
+        match &pattern.kind {
+            PatternKind::Ctor { bindings, .. } => {
+                for b in bindings.iter().flatten() {
+                    self.declare(Local {
+                        name: b.name.clone(),
+                        ty: Ty::Error,
+                        mutable: false,
+                        value: None,
+                        span: b.span,
+                        used: true,
+                        what: "binding",
+                    });
+                }
+            }
+            PatternKind::Or(items) | PatternKind::Tuple(items) => {
+                for item in items {
+                    self.bind_unknown(item);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -309,7 +351,7 @@ impl Checker<'_> {
         out
     }
 
-    fn enum_sig(&self, t: &crate::types::TypeRef) -> SigKind {
+    pub(crate) fn enum_sig(&self, t: &crate::types::TypeRef) -> SigKind {
         match self.file_by_id(t.def.file) {
             Some(file) => sig_of(self.db, file, t.def.chunk).kind.clone(),
             None => SigKind::None,
@@ -360,6 +402,12 @@ impl Checker<'_> {
             (1u128 << host_bits) - 1
         };
         if addr & host_mask != 0 {
+            let network = addr & !host_mask;
+            let shown = if bits == 32 {
+                std::net::Ipv4Addr::from(network as u32).to_string()
+            } else {
+                std::net::Ipv6Addr::from(network).to_string()
+            };
             self.report(
                 Diagnostic::new(
                     codes::E0415,
@@ -368,14 +416,22 @@ impl Checker<'_> {
                 )
                 .label("host bits must be zero")
                 .help(format!(
-                    "did you mean the network address, with the low {host_bits} bits cleared?"
+                    "did you mean the network address `{shown}/{len}`, with the low {host_bits} bits cleared?"
                 )),
             );
         }
         Some(Value::int(addr))
     }
 
-    fn range_pattern(&mut self, lo: &Expr, hi: &Expr, inclusive: bool, ty: &Ty, span: Span) {
+    /// Checks `lo..hi` / `lo..=hi`; returns the integer values it matches, if it matches some.
+    fn range_pattern(
+        &mut self,
+        lo: &Expr,
+        hi: &Expr,
+        inclusive: bool,
+        ty: &Ty,
+        span: Span,
+    ) -> Option<(BigInt, BigInt)> {
         if !ty.is_numeric() && !ty.is_error() {
             self.error(
                 codes::E0201,
@@ -383,7 +439,7 @@ impl Checker<'_> {
                 format!("a range cannot match `{ty}`"),
                 "ranges match numbers",
             );
-            return;
+            return None;
         }
         let lo_v = self.value_pattern(lo, ty);
         let hi_v = self.value_pattern(hi, ty);
@@ -395,16 +451,31 @@ impl Checker<'_> {
             if empty {
                 let mut diag = Diagnostic::new(codes::E0414, span, "this range is empty")
                     .label("matches nothing");
+                let show = crate::consteval::display_num;
                 if !inclusive && h == l {
                     diag = diag.help(format!(
                         "`a..b` excludes b: did you mean `{}..={}`?",
-                        crate::consteval::display_num(&l),
-                        crate::consteval::display_num(&h)
+                        show(&l),
+                        show(&h)
+                    ));
+                } else if h < l {
+                    let op = if inclusive { "..=" } else { ".." };
+                    diag = diag.help(format!(
+                        "the low end comes first: `{}{op}{}`",
+                        show(&h),
+                        show(&l)
                     ));
                 }
                 self.report(diag);
+                return None;
             }
+            let (l, mut h) = (l.to_integer(), h.to_integer());
+            if !inclusive {
+                h -= 1;
+            }
+            return Some((l, h));
         }
+        None
     }
 
     pub(crate) fn require_bits(&mut self, ty: &Ty, span: Span, what: &str) {
@@ -444,6 +515,23 @@ impl Checker<'_> {
         if !all.is_empty() && missing.is_empty() {
             return true;
         }
+        if let Some((min, max)) = integer_range(ty) {
+            match first_gap(&coverage.values, &min, &max) {
+                None => return true,
+                Some(gap) => {
+                    self.report(
+                        Diagnostic::new(
+                            codes::E0502,
+                            span,
+                            format!("non-exhaustive match: `{gap}` not covered"),
+                        )
+                        .label(format!("not every `{ty}` value is matched"))
+                        .help("add the missing values, or end with `_ => {}`"),
+                    );
+                    return false;
+                }
+            }
+        }
         let what = if all.is_empty() {
             format!("not every `{ty}` value is matched")
         } else {
@@ -457,6 +545,44 @@ impl Checker<'_> {
         );
         false
     }
+}
+
+/// The smallest and largest value of an integer type.
+fn integer_range(ty: &Ty) -> Option<(BigInt, BigInt)> {
+    let (min, max) = crate::consteval::range_of(ty).filter(|_| ty.is_integer())?;
+    Some((min.to_integer(), max.to_integer()))
+}
+
+/// The smallest value in `min..=max` that no interval covers.
+fn first_gap(intervals: &[(BigInt, BigInt)], min: &BigInt, max: &BigInt) -> Option<BigInt> {
+    let mut sorted = intervals.to_vec();
+    sorted.sort();
+    let mut next = min.clone();
+    for (lo, hi) in sorted {
+        if lo > next {
+            break;
+        }
+        if hi >= next {
+            next = hi + 1;
+        }
+    }
+    (next <= *max).then_some(next)
+}
+
+/// Whether a pattern value is an address prefix (`10.0.0.0/8`).
+fn is_prefix(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::Lit(
+            Literal::Ipv4 {
+                prefix: Some(_),
+                ..
+            } | Literal::Ipv6 {
+                prefix: Some(_),
+                ..
+            }
+        )
+    )
 }
 
 fn named_type(ty: &Ty) -> bool {

@@ -79,6 +79,58 @@ impl Checker<'_> {
         }
     }
 
+    /// A struct must not contain itself, directly or through other structs and arrays (E0108):
+    /// its size would be infinite.
+    pub(crate) fn struct_recursion(
+        &mut self,
+        decl: &crate::ast::RecordDecl,
+        fields: &[crate::resolve::signature::FieldSig],
+    ) {
+        let me = DefId {
+            file: self.file.id(self.db),
+            chunk: self.chunk_of(&decl.name.name),
+        };
+        for field in fields {
+            let mut seen = Vec::new();
+            if self.contains_struct(&field.ty, me, &mut seen) {
+                self.report(
+                    crate::diag::Diagnostic::new(
+                        crate::diag::codes::E0108,
+                        field.span,
+                        format!("struct `{}` contains itself", decl.name.name),
+                    )
+                    .label(format!(
+                        "field `{}` holds a `{}` again",
+                        field.name, decl.name.name
+                    ))
+                    .note("a struct is a value of fixed size, so it cannot contain itself")
+                    .help("remove the field, or store an index or a key instead"),
+                );
+                return;
+            }
+        }
+    }
+
+    fn chunk_of(&self, item: &str) -> u32 {
+        self.index.items.get(item).map_or(u32::MAX, |e| e.chunk)
+    }
+
+    /// Whether a value of type `ty` contains a value of the struct `target`.
+    fn contains_struct(&self, ty: &Ty, target: DefId, seen: &mut Vec<DefId>) -> bool {
+        match ty {
+            Ty::Array(elem, _) => self.contains_struct(elem, target, seen),
+            Ty::Struct(t) if t.def == target => true,
+            Ty::Struct(t) if !seen.contains(&t.def) => {
+                seen.push(t.def);
+                self.record_fields(ty)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|(_, fty)| self.contains_struct(fty, target, seen))
+            }
+            _ => false,
+        }
+    }
+
     /// The source file with id `id`.
     pub(crate) fn file_by_id(&self, id: FileId) -> Option<crate::db::SourceFile> {
         if self.file.id(self.db) == id {

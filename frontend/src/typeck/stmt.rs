@@ -66,6 +66,7 @@ impl Checker<'_> {
     }
 
     fn let_stmt(&mut self, name: &Ident, mutable: bool, ty: Option<&TypeExpr>, init: &Expr) {
+        let ty_span = ty.map_or(init.span, |t| t.span);
         let declared = ty.map(|t| self.resolve_type(t));
         let typed = match &declared {
             Some(t) => self.expect_ty(init, t),
@@ -99,6 +100,7 @@ impl Checker<'_> {
             }
             (None, t) => t.clone(),
         };
+        let ty = self.no_header_value(ty, ty_span);
         if name.name == "_" {
             return;
         }
@@ -111,6 +113,29 @@ impl Checker<'_> {
             used: false,
             what: "variable",
         });
+    }
+
+    /// A variable cannot hold a header or a header stack (E0201): headers live in `headers { }`.
+    fn no_header_value(&mut self, ty: Ty, span: crate::span::Span) -> Ty {
+        let is_header = match &ty {
+            Ty::Header(_) => true,
+            Ty::Array(elem, _) => matches!(**elem, Ty::Header(_)),
+            _ => false,
+        };
+        if !is_header {
+            return ty;
+        }
+        self.report(
+            Diagnostic::new(
+                codes::E0201,
+                span,
+                format!("a variable cannot hold a header (`{ty}`)"),
+            )
+            .label("header type")
+            .note("header instances are declared in `headers { }` and live for one packet")
+            .help("copy the fields you need into a struct or into `meta`"),
+        );
+        Ty::Error
     }
 
     fn assign(&mut self, target: &Expr, op: Option<BinaryOp>, value: &Expr) {
@@ -151,13 +176,11 @@ impl Checker<'_> {
                 let ty = self.expr(target, None).ty;
                 (!ty.is_error()).then_some(ty)
             }
-            ExprKind::Slice { .. } => {
-                self.report(
-                    Diagnostic::new(codes::E0212, target.span, "cannot assign to a slice")
-                        .label("slices are read-only")
-                        .help("assign the whole value, e.g. `x = (x & ~0xff) | (v as bit<N>)`"),
-                );
-                None
+            // A slice of a place is a place: `h.flags[0:0] = 1` writes one bit.
+            ExprKind::Slice { base, .. } => {
+                self.place(base)?;
+                let ty = self.expr(target, None).ty;
+                (!ty.is_error()).then_some(ty)
             }
             _ => {
                 self.expr(target, None);
@@ -174,6 +197,10 @@ impl Checker<'_> {
 
     fn name_place(&mut self, name: &Ident, target: &Expr) -> Option<Ty> {
         if let Some(local) = self.find_local(&name.name).cloned() {
+            if local.what == "builtin" && !local.mutable {
+                self.read_only_builtin(&name.name, target.span);
+                return None;
+            }
             if !local.mutable {
                 let help = if local.what == "variable" {
                     format!("declare it with `let mut {}`", local.name)
@@ -226,16 +253,38 @@ impl Checker<'_> {
             }
             _ => {
                 if !ty.is_error() {
-                    self.error(
-                        codes::E0212,
-                        target.span,
-                        format!("cannot assign to `{}`", name.name),
-                        "not assignable",
+                    let is_const = matches!(
+                        crate::resolve::lookup::lookup_module_name(self.db, self.file, &name.name),
+                        Some(crate::resolve::lookup::ModuleRes::Item(_, e))
+                            if e.kind == crate::resolve::index::DefKind::Const
+                    );
+                    let (what, help) = if is_const {
+                        ("constant ", "constants never change; keep a value that changes in a `csr`, or a `let mut` copy")
+                    } else {
+                        ("", "only variables, CSRs, state, metadata and header fields can be assigned")
+                    };
+                    self.report(
+                        Diagnostic::new(
+                            codes::E0212,
+                            target.span,
+                            format!("cannot assign to {what}`{}`", name.name),
+                        )
+                        .label("not assignable")
+                        .help(help),
                     );
                 }
                 None
             }
         }
+    }
+
+    fn read_only_builtin(&mut self, name: &str, span: crate::span::Span) {
+        self.report(
+            Diagnostic::new(codes::E0212, span, format!("`{name}` is read-only"))
+                .label("cannot assign to its fields")
+                .note("packet and beat properties come from the NIC")
+                .help("keep a changed copy in a `let mut` variable or a `meta` field"),
+        );
     }
 
     /// The base of a field or index place must itself be assignable storage.
@@ -260,15 +309,7 @@ impl Checker<'_> {
                     ) => Some(()),
                     ("meta", None) => Some(()),
                     ("packet" | "beat", None) => {
-                        self.report(
-                            Diagnostic::new(
-                                codes::E0212,
-                                base.span,
-                                format!("`{name}` is read-only"),
-                            )
-                            .label("cannot assign to its fields")
-                            .note("packet and beat properties come from the NIC"),
-                        );
+                        self.read_only_builtin(name, base.span);
                         None
                     }
                     _ => {
@@ -382,7 +423,7 @@ impl Checker<'_> {
         let lo = self.loop_bound(start);
         let hi = self.loop_bound(end);
         let (Some(lo), Some(hi)) = (lo, hi) else {
-            self.block(body);
+            self.rejected_loop_body(var, 0, body);
             return;
         };
         let last = if inclusive { hi } else { hi - 1 };
@@ -401,6 +442,7 @@ impl Checker<'_> {
                     "use `..=` to include the last value"
                 }),
             );
+            self.rejected_loop_body(var, lo, body);
             return;
         }
         if iterations > MAX_ITERATIONS {
@@ -413,6 +455,7 @@ impl Checker<'_> {
                 .label(format!("more than {MAX_ITERATIONS} iterations"))
                 .note("loops are unrolled into parallel hardware; bound them tightly"),
             );
+            self.rejected_loop_body(var, lo, body);
             return;
         }
         let before = self.path.clone();
@@ -431,6 +474,16 @@ impl Checker<'_> {
         for (key, n) in body_counts {
             self.count(key, n.saturating_mul(iterations as u32));
         }
+    }
+
+    /// The body of a loop that was rejected: names it uses count as used, but what it reports is
+    /// dropped, since the loop variable has no meaningful value.
+    fn rejected_loop_body(&mut self, var: &Ident, value: i64, body: &Block) {
+        let (before, path, ended) = (self.diags.len(), self.path.clone(), self.ended);
+        self.loop_body(var, value, body);
+        self.diags.truncate(before);
+        self.path = path;
+        self.ended = ended;
     }
 
     fn loop_body(&mut self, var: &Ident, value: i64, body: &Block) {
@@ -491,14 +544,17 @@ impl Checker<'_> {
                         format!("{} does not return a value", self.body_name()),
                     )
                     .label("unexpected value")
-                    .help(
-                        "write `return;`, or give the function a return type: `fn f() -> bit<8>`",
-                    ),
+                    .help(if matches!(self.kind, BodyKind::Fn { .. }) {
+                        "write `return;`, or give the function a return type: `fn f() -> bit<8>`"
+                    } else {
+                        "write `return;` (to pass a value on, store it in a CSR or a `meta` field)"
+                    }),
                 );
             }
             (None, t) if *t != Ty::Unit && !t.is_error() => self.report(
                 Diagnostic::new(codes::E0506, span, format!("this function returns `{t}`"))
-                    .label("`return` without a value"),
+                    .label("`return` without a value")
+                    .help(format!("return a `{t}`: `return value;`")),
             ),
             (Some(v), t) => {
                 self.expect_ty(v, t);
@@ -518,11 +574,14 @@ impl Checker<'_> {
                 }
             )
         {
-            self.error(
-                codes::E0501,
-                name.span,
-                "`restart` is only allowed in congestion controllers",
-                "not allowed here",
+            self.report(
+                Diagnostic::new(
+                    codes::E0601,
+                    name.span,
+                    "`restart` is only allowed in congestion controllers",
+                )
+                .label("not a timer or byte counter of a cc")
+                .help("an scu runs periodic work in `every T { }` blocks, which need no restart"),
             );
             return;
         }

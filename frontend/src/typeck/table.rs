@@ -37,6 +37,19 @@ impl Checker<'_> {
                     SigKind::Action { params } => params.clone(),
                     _ => Vec::new(),
                 };
+                for (name, ty) in &params {
+                    if !is_action_param(ty) {
+                        self.report(
+                            Diagnostic::new(
+                                codes::E0412,
+                                action.name.span,
+                                format!("action `{}` has a parameter `{name}` of type `{ty}`", action.name.name),
+                            )
+                            .label("cannot be a table action")
+                            .note("action parameters are data stored in table entries: bit<N>, int<N>, bool or an enum"),
+                        );
+                    }
+                }
                 ActionSig {
                     name: action.name.name.clone(),
                     params,
@@ -64,12 +77,12 @@ impl Checker<'_> {
                         crate::resolve::signature::fields(
                             self,
                             p,
-                            crate::resolve::signature::FieldRule::Value,
+                            crate::resolve::signature::FieldRule::Param,
                         )
                     })
                     .unwrap_or_default();
                 for p in &params {
-                    if !p.ty.is_scalar() && !p.ty.is_error() {
+                    if !is_action_param(&p.ty) {
                         self.report(
                             Diagnostic::new(
                                 codes::E0412,
@@ -132,6 +145,18 @@ impl Checker<'_> {
                 .help("add `key { field: exact }`; for an unconditional action, call it directly"),
             );
         }
+        if table.size.is_none() && table.entries.is_none() {
+            self.report(
+                Diagnostic::new(
+                    codes::E0411,
+                    table.name.span,
+                    format!("table `{}` has no size", table.name.name),
+                )
+                .label("how many entries?")
+                .note("table memory is allocated when the hardware is built")
+                .help("add `size N;`, or constant `entries { ... }` for a fixed table"),
+            );
+        }
         if sig.actions.len() <= 1 {
             self.report(
                 Diagnostic::new(
@@ -169,17 +194,16 @@ impl Checker<'_> {
         let mut lpm: Option<Span> = None;
         for (key, (ty, kind)) in keys.iter().zip(&sig.keys) {
             let fits = match kind {
-                MatchKind::Exact => ty.is_scalar(),
-                MatchKind::Lpm => matches!(ty, Ty::Bit(_)),
-                MatchKind::Ternary => matches!(ty, Ty::Bit(_) | Ty::Int(_) | Ty::Bool),
-                MatchKind::Range => matches!(ty, Ty::Bit(_) | Ty::Int(_)),
+                MatchKind::Exact => matches!(ty, Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::Enum(_)),
+                MatchKind::Lpm | MatchKind::Range => matches!(ty, Ty::Bit(_)),
+                MatchKind::Ternary => matches!(ty, Ty::Bit(_) | Ty::Bool),
             };
             if !fits && !ty.is_error() {
                 self.report(
                     Diagnostic::new(codes::E0401, key.kind.span, format!("`{}` keys cannot match a `{ty}`", kind.name()))
                         .label(format!("`{}` on `{ty}`", kind.name()))
                         .secondary(key.expr.span, format!("this is a `{ty}`"))
-                        .note("exact takes bit/int/bool/enum; lpm takes bit<N>; ternary takes bit/int/bool; range takes bit/int"),
+                        .note("exact takes bit<N>, int<N>, bool or an enum; lpm and range take bit<N>; ternary takes bit<N> or bool"),
                 );
             }
             if *kind == MatchKind::Lpm {
@@ -251,10 +275,10 @@ impl Checker<'_> {
                     codes::E0403,
                     call.span,
                     format!(
-                        "action `{}` takes {} argument(s), {} given",
+                        "action `{}` takes {}, but {} given",
                         action.name,
-                        action.params.len(),
-                        call.args.len()
+                        count(action.params.len(), "argument"),
+                        count_given(call.args.len())
                     ),
                 )
                 .label("wrong number of arguments"),
@@ -290,8 +314,8 @@ impl Checker<'_> {
                         codes::E0406,
                         entry.span,
                         format!(
-                            "this entry has {} key(s), the table has {}",
-                            entry.keys.len(),
+                            "this entry has {}, but the table has {}",
+                            count(entry.keys.len(), "key"),
                             sig.keys.len()
                         ),
                     )
@@ -308,19 +332,35 @@ impl Checker<'_> {
             if values.iter().all(Option::is_some) && !values.is_empty() {
                 if let Some((_, first)) = seen.iter().find(|(v, _)| *v == values) {
                     let first = *first;
-                    self.report(
-                        Diagnostic::new(
-                            codes::W0006,
-                            entry.span,
-                            "this entry repeats an earlier key and never matches",
-                        )
-                        .label("duplicate key")
-                        .secondary(first, "first entry with this key"),
-                    );
+                    self.duplicate_entry(entry.span, first, sig);
                 }
                 seen.push((values, entry.span));
             }
         }
+    }
+
+    /// Two constant entries with the same key: in a priority table (ternary or range keys) the second
+    /// never matches (W0006); any other table cannot hold both (E0102).
+    fn duplicate_entry(&mut self, span: Span, first: Span, sig: &TableSig) {
+        let priority = sig
+            .keys
+            .iter()
+            .any(|(_, k)| matches!(k, MatchKind::Ternary | MatchKind::Range));
+        let diag = if priority {
+            Diagnostic::new(
+                codes::W0006,
+                span,
+                "this entry repeats an earlier key and never matches",
+            )
+            .label("duplicate key")
+            .note("the first matching entry wins in a table with ternary or range keys")
+        } else {
+            Diagnostic::new(codes::E0102, span, "two entries with the same key")
+                .label("duplicate key")
+                .note("a table without ternary or range keys holds at most one entry per key")
+                .help("remove one of them")
+        };
+        self.report(diag.secondary(first, "first entry with this key"));
     }
 
     /// One key pattern of an entry; returns its value when it is a plain exact value.
@@ -343,7 +383,7 @@ impl Checker<'_> {
                 Diagnostic::new(
                     codes::E0406,
                     pattern.span,
-                    format!("this pattern does not fit a `{}` key", kind.name()),
+                    format!("this pattern does not fit {} key", kind.with_article()),
                 )
                 .label(format!("expected {expected}")),
             );
@@ -408,5 +448,31 @@ pub(crate) fn collect_names(expr: &Expr, f: &mut dyn FnMut(&str) -> bool) {
         }
         ExprKind::Unary { operand, .. } => collect_names(operand, f),
         _ => {}
+    }
+}
+
+/// Whether an action parameter may have type `ty`: table entries store bit strings, bools and enums.
+fn is_action_param(ty: &Ty) -> bool {
+    matches!(
+        ty,
+        Ty::Bit(_) | Ty::Int(_) | Ty::Bool | Ty::Enum(_) | Ty::Error
+    )
+}
+
+/// `1 argument`, `2 arguments`.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `1 was`, `2 were`.
+fn count_given(n: usize) -> String {
+    if n == 1 {
+        "1 was".to_string()
+    } else {
+        format!("{n} were")
     }
 }
