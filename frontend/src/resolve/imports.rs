@@ -22,6 +22,24 @@ pub fn import_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec
             span,
         };
         let key = module_key(file.name(db), decl);
+        if let Some(module) = module_file(db, &key) {
+            if let Some(path) = import_path_back(db, module, file) {
+                out.push(
+                    Diagnostic::at(
+                        codes::E0108,
+                        loc(decl.module_span),
+                        format!(
+                            "import cycle: `{}` imports `{}` back",
+                            path.join("` -> `"),
+                            file.name(db)
+                        ),
+                    )
+                    .label("import cycle")
+                    .note("modules may not import each other, directly or through other modules")
+                    .help("move the shared items into a module that both import"),
+                );
+            }
+        }
         let Some(module) = module_file(db, &key) else {
             let shown: Vec<&str> = decl.module.iter().map(|m| m.as_str()).collect();
             let note = if key.starts_with("std::") {
@@ -72,4 +90,31 @@ pub fn import_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec
         }
     }
     Arc::new(out)
+}
+
+/// The chain of module names by which `from` imports `target` again, if it does.
+fn import_path_back(
+    db: &dyn salsa::Database,
+    from: SourceFile,
+    target: SourceFile,
+) -> Option<Vec<String>> {
+    let mut stack = vec![(from, vec![from.name(db).clone()])];
+    let mut seen = vec![from];
+    while let Some((file, path)) = stack.pop() {
+        for key in super::imported_module_keys(db, file) {
+            let Some(next) = module_file(db, &key) else {
+                continue;
+            };
+            if next == target {
+                return Some(path);
+            }
+            if !seen.contains(&next) {
+                seen.push(next);
+                let mut longer = path.clone();
+                longer.push(next.name(db).clone());
+                stack.push((next, longer));
+            }
+        }
+    }
+    None
 }

@@ -285,9 +285,7 @@ pub(crate) fn member_sig(cx: &mut Checker<'_>, member: &Member) -> SigKind {
         MemberKind::Meta(decls) => SigKind::Meta {
             fields: fields(cx, decls, FieldRule::Value),
         },
-        MemberKind::Errors(names) => SigKind::Errors {
-            names: names.iter().map(|n| n.name.clone()).collect(),
-        },
+        MemberKind::Errors(names) => errors_sig(cx, names),
         MemberKind::Table(t) => SigKind::Table(table_sig(cx, t)),
         MemberKind::Action(a) => match fn_sig(cx, a) {
             SigKind::Fn { params, .. } => SigKind::Action { params },
@@ -316,6 +314,39 @@ pub(crate) fn member_sig(cx: &mut Checker<'_>, member: &Member) -> SigKind {
         }
         _ => SigKind::None,
     }
+}
+
+/// `errors { a, b }`: each name once, and none of the built-in errors again (E0102).
+fn errors_sig(cx: &mut Checker<'_>, names: &[Ident]) -> SigKind {
+    let builtin = crate::typeck::BUILTIN_PARSER_ERRORS;
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        if builtin.contains(&name.name.as_str()) {
+            cx.report(
+                Diagnostic::new(
+                    codes::E0102,
+                    name.span,
+                    format!("`{}` is a built-in parser error", name.name),
+                )
+                .label("already defined")
+                .note(format!(
+                    "every parser has the errors {}",
+                    builtin.join(", ")
+                ))
+                .help("remove it from `errors { }`; it can be used without declaring it"),
+            );
+        } else if out.contains(&name.name) {
+            cx.error(
+                codes::E0102,
+                name.span,
+                format!("parser error `{}` is declared twice", name.name),
+                "declared again here",
+            );
+        } else {
+            out.push(name.name.clone());
+        }
+    }
+    SigKind::Errors { names: out }
 }
 
 fn csr_sig(cx: &mut Checker<'_>, c: &CsrDecl) -> SigKind {
