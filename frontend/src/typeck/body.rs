@@ -133,7 +133,7 @@ impl Checker<'_> {
             }
             (MemberKind::Stream(s), _) => self.stream(s),
             (MemberKind::Every(e), _) => {
-                self.const_value(&e.period, Some(&Ty::Duration));
+                self.period(&e.period, &Ty::Duration);
                 self.kind = BodyKind::Every;
                 self.block(&e.body);
             }
@@ -215,14 +215,22 @@ impl Checker<'_> {
                     what: "parameter",
                 });
             }
-            _ => self.report(
-                Diagnostic::new(
-                    codes::E0211,
-                    s.head_span,
-                    "a stream kernel takes exactly one word: `stream(word: bit<512>)`",
-                )
-                .label(format!("{} parameters", s.params.len())),
-            ),
+            params => {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0211,
+                        s.head_span,
+                        "a stream kernel takes exactly one word: `stream(word: bit<512>)`",
+                    )
+                    .label(format!("{} parameters", params.len())),
+                );
+                for p in params {
+                    self.resolve_type(&p.ty);
+                    let mut local = binding_local(&p.name, Ty::Error);
+                    local.used = true;
+                    self.declare(local);
+                }
+            }
         }
         self.block(&s.body);
     }
@@ -257,11 +265,28 @@ impl Checker<'_> {
                         "use `every T { }` in an scu",
                     );
                 }
-                self.const_value(period, Some(&ty));
+                self.period(period, &ty);
             }
             Event::Simple { name, binding } => self.simple_event(name, binding.as_ref(), in_cc),
         }
         self.block(&h.body);
+    }
+
+    /// The period of `every`, `on timer` or `on bytes`: a positive constant (E0409).
+    fn period(&mut self, period: &Expr, ty: &Ty) {
+        let typed = self.const_value(period, Some(ty));
+        let zero = typed
+            .value
+            .as_ref()
+            .and_then(crate::consteval::Value::as_u64)
+            == Some(0);
+        if zero {
+            self.report(
+                Diagnostic::new(codes::E0409, period.span, "a period of zero")
+                    .label("must be positive")
+                    .note("periodic work runs every period; a zero period would run without end"),
+            );
+        }
     }
 
     fn simple_event(&mut self, name: &Ident, binding: Option<&Ident>, in_cc: bool) {

@@ -260,9 +260,19 @@ impl Checker<'_> {
                         }
                 );
                 self.allowed(ok, "pass", "stream kernels and scu functions", span);
+                self.pass_once(span);
                 self.fixed_args(builtin, args, &[Ty::Bit(512)], span)
             }
             "notify" => self.notify(args, span),
+            "to_scu" => {
+                self.allowed(
+                    packet,
+                    builtin,
+                    "control blocks, actions, scu functions and parser error handlers",
+                    span,
+                );
+                self.send_to_scu(args, span)
+            }
             _ => {
                 for a in args {
                     self.expr(a, None);
@@ -276,6 +286,60 @@ impl Checker<'_> {
                 Typed::error()
             }
         }
+    }
+
+    /// `pass(w)` at most once on a path through one word's processing (E0501).
+    fn pass_once(&mut self, span: Span) {
+        let key = PathKey::Call("pass".to_string());
+        self.count(key.clone(), 1);
+        if self.path.get(&key).copied().unwrap_or(0) > 1 {
+            self.report(
+                Diagnostic::new(
+                    codes::E0501,
+                    span,
+                    "the word is already passed on this path",
+                )
+                .label("second `pass`")
+                .note("`pass` sends the word on to its destination once")
+                .help("to send data to more places, `push` it to an `out`"),
+            );
+        }
+    }
+
+    /// `to_scu(name)`: a copy of the packet to another scu of the file.
+    fn send_to_scu(&mut self, args: &[Expr], span: Span) -> Typed {
+        let [arg] = args else {
+            self.arity("to_scu", 1, args.len(), span);
+            return Typed::of(Ty::Unit);
+        };
+        let known = match &arg.kind {
+            ExprKind::Path(p) if p.is_single() => {
+                let name = &p.segments[0].name;
+                let scu = self.find_local(name).is_none()
+                    && self
+                        .container()
+                        .is_none_or(|c| !c.members.contains_key(name))
+                    && self.index.items.get(name).map(|e| e.kind)
+                        == Some(crate::resolve::index::DefKind::Scu);
+                if scu {
+                    self.note_use(name);
+                    return Typed::of(Ty::Unit);
+                }
+                !matches!(self.resolve_path(p), Res::Error)
+            }
+            _ => {
+                self.expr(arg, None);
+                true
+            }
+        };
+        if known {
+            self.report(
+                Diagnostic::new(codes::E0109, arg.span, "`to_scu` takes the name of an scu")
+                    .label("not an scu of this file")
+                    .help("write `to_scu(name)` with the name of another `scu` item"),
+            );
+        }
+        Typed::of(Ty::Unit)
     }
 
     fn fixed_args(&mut self, name: &str, args: &[Expr], params: &[Ty], span: Span) -> Typed {

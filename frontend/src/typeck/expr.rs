@@ -143,8 +143,9 @@ impl Checker<'_> {
                 }
             }
             _ => {
+                // Reported here; the poison keeps constant contexts from reporting it again.
                 self.mismatch(target, &typed.ty, span, "");
-                Typed::of(target.clone())
+                Typed::error()
             }
         }
     }
@@ -211,6 +212,20 @@ impl Checker<'_> {
                 format!("expected a constant{context}, found `{found}`"),
             )
             .label(format!("this is a `{found}`")),
+            (_, Ty::IntLit | Ty::DecimalLit) => {
+                let a = if *found == Ty::IntLit { "an" } else { "a" };
+                let diag = Diagnostic::new(
+                    codes::E0201,
+                    span,
+                    format!("expected `{expected}`{context}, found {a} {found}"),
+                )
+                .label(format!("{a} {found} is not a `{expected}`"));
+                if *expected == Ty::Bool {
+                    diag.help("write `true` or `false`")
+                } else {
+                    diag
+                }
+            }
             _ => Diagnostic::new(
                 codes::E0201,
                 span,

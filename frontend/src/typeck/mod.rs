@@ -25,6 +25,7 @@ mod table;
 
 pub use body::{check_body, BodyCheck};
 pub use name::Res;
+pub use pattern::BUILTIN_PARSER_ERRORS;
 
 use crate::consteval::Value;
 use crate::db::SourceFile;
@@ -283,6 +284,14 @@ impl<'db> Checker<'db> {
                     ),
                 )
                 .label("hides the member of the same name"),
+            ),
+            (None, false) if name::BUILTINS.contains(&local.name.as_str()) => Some(
+                Diagnostic::new(
+                    crate::diag::codes::W0003,
+                    local.span,
+                    format!("`{}` shadows a builtin", local.name),
+                )
+                .label("hides the builtin of the same name"),
             ),
             _ => None,
         };

@@ -34,7 +34,7 @@ pub enum Res {
 pub const LINE_RATE_BPS: u64 = 200_000_000_000;
 
 /// Names the language defines everywhere.
-const BUILTINS: &[&str] = &[
+pub(crate) const BUILTINS: &[&str] = &[
     "packet",
     "beat",
     "meta",
@@ -47,6 +47,7 @@ const BUILTINS: &[&str] = &[
     "drop",
     "to_host",
     "to_network",
+    "to_scu",
     "notify",
     "pass",
     "host",
@@ -111,7 +112,7 @@ impl Checker<'_> {
     }
 
     /// Whether `name` is the flow binding of the enclosing scu (`qp` in `rdma(qp)`).
-    fn is_attach_binding(&self, name: &str) -> bool {
+    pub(crate) fn is_attach_binding(&self, name: &str) -> bool {
         let Some(container) = self.container() else {
             return false;
         };
@@ -566,6 +567,26 @@ impl Checker<'_> {
                 value: Some(Value::int(LINE_RATE_BPS)),
             },
             Res::Builtin("flow_id") => Typed::of(self.flow_id_type()),
+            Res::Builtin(b @ ("packet" | "beat")) => {
+                let (what, where_ok) = if *b == "packet" {
+                    (
+                        "a packet",
+                        "the parser, control, actions, `on parser_error` and the deparser",
+                    )
+                } else {
+                    ("a payload word", "`stream` kernels")
+                };
+                self.report(
+                    Diagnostic::new(
+                        codes::E0501,
+                        span,
+                        format!("`{b}` is not available in {}", self.body_name()),
+                    )
+                    .label(format!("no {} here", &what[2..]))
+                    .note(format!("`{b}` describes {what}; it exists in {where_ok}")),
+                );
+                Typed::error()
+            }
             Res::Builtin(b) => {
                 self.report(
                     Diagnostic::new(

@@ -420,6 +420,22 @@ impl Checker<'_> {
             );
             return Typed::error();
         }
+        let negative = r
+            .value
+            .as_ref()
+            .and_then(Value::as_int)
+            .is_some_and(|v| v.sign() == num_bigint::Sign::Minus);
+        if r.ty == Ty::IntLit && negative {
+            self.report(
+                Diagnostic::new(codes::E0203, rhs.span, "a shift amount cannot be negative")
+                    .label("negative amount")
+                    .help(format!(
+                        "shift the other way: `x {} n`",
+                        if op == BinaryOp::Shl { ">>" } else { "<<" }
+                    )),
+            );
+            return Typed::error();
+        }
         if !(r.ty.is_integer() || r.ty == Ty::IntLit) || matches!(r.ty, Ty::Int(_)) {
             self.error(
                 codes::E0206,

@@ -139,6 +139,20 @@ impl Checker<'_> {
     }
 
     fn assign(&mut self, target: &Expr, op: Option<BinaryOp>, value: &Expr) {
+        if self.kind == BodyKind::Parser && !self.parser_may_assign(target) {
+            self.report(
+                Diagnostic::new(
+                    codes::E0501,
+                    target.span,
+                    "a parser state can only assign `meta` fields and its own variables",
+                )
+                .label("not allowed in a parser")
+                .note("headers are filled by `extract`; CSRs and other state change in the control")
+                .help("keep the value in a `meta` field and use it in the control"),
+            );
+            self.expr(value, None);
+            return;
+        }
         let Some(target_ty) = self.place(target) else {
             self.expr(value, None);
             return;
@@ -164,6 +178,20 @@ impl Checker<'_> {
                     );
                 }
             }
+        }
+    }
+
+    /// Whether a parser state may assign `target`: a `meta` field or one of its own variables.
+    fn parser_may_assign(&self, target: &Expr) -> bool {
+        match &target.kind {
+            ExprKind::Field { base, .. }
+            | ExprKind::Index { base, .. }
+            | ExprKind::Slice { base, .. } => self.parser_may_assign(base),
+            ExprKind::Path(p) if p.is_single() => {
+                let name = &p.segments[0].name;
+                name == "meta" || self.find_local(name).is_some_and(|l| l.what == "variable")
+            }
+            _ => true,
         }
     }
 
@@ -260,6 +288,8 @@ impl Checker<'_> {
                     );
                     let (what, help) = if is_const {
                         ("constant ", "constants never change; keep a value that changes in a `csr`, or a `let mut` copy")
+                    } else if self.is_attach_binding(&name.name) {
+                        ("the flow binding ", "it names the flow this scu runs for and is read-only; copy it into a `let mut` to change it")
                     } else {
                         ("", "only variables, CSRs, state, metadata and header fields can be assigned")
                     };
@@ -320,12 +350,19 @@ impl Checker<'_> {
             }
             ExprKind::Field { base, .. } | ExprKind::Index { base, .. } => self.place_base(base),
             _ => {
-                self.error(
+                self.expr(base, None);
+                let mut diag = Diagnostic::new(
                     codes::E0212,
                     base.span,
                     "cannot assign into this expression",
-                    "not storage",
-                );
+                )
+                .label("not storage");
+                if matches!(base.kind, ExprKind::MethodCall { .. }) {
+                    diag = diag.help(
+                        "a map value is a copy: `let mut v = m.get(k); v.f = x; let _ = m.insert(k, v);`",
+                    );
+                }
+                self.report(diag);
                 None
             }
         }
