@@ -58,6 +58,22 @@ fn golden_files_are_named_after_a_code() {
 }
 
 #[test]
+fn golden_files_start_with_a_comment_naming_their_code() {
+    let bad: Vec<String> = golden_names()
+        .into_iter()
+        .filter(|name| {
+            let code = name.split('-').next().unwrap_or_default();
+            let text = std::fs::read(format!("tests/diagnostics/{name}.sn")).unwrap_or_default();
+            !text.starts_with(format!("// {code}: ").as_bytes())
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "golden files must start with `// CODE: what this tests`: {bad:?}"
+    );
+}
+
+#[test]
 fn there_are_at_least_100_golden_files() {
     let n = golden_names().len();
     assert!(

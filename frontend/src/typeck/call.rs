@@ -448,6 +448,10 @@ impl Checker<'_> {
             return false;
         }
         let instances: Vec<String> = self.instances_of(&p.text());
+        if let [only] = instances.as_slice() {
+            // The instance that was meant: not reported again as unused.
+            self.note_use(only);
+        }
         let help = match instances.first() {
             Some(inst) => format!("{name} the instance: `{name}({inst})`"),
             None => format!(

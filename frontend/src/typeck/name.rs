@@ -704,7 +704,7 @@ pub(crate) fn member_kind_name(kind: MemberDefKind) -> &'static str {
         MemberDefKind::Out => "output",
         MemberDefKind::Fn => "function",
         MemberDefKind::Const => "constant",
-        MemberDefKind::Param => "parameter",
+        MemberDefKind::Param => "param",
         MemberDefKind::State => "state variable",
         MemberDefKind::Timer => "timer",
         MemberDefKind::ByteCounter => "byte counter",

@@ -338,11 +338,10 @@ impl Checker<'_> {
             return Typed::error();
         }
         if op == BinaryOp::Rem && matches!(ty, Ty::Fixed(..) | Ty::DecimalLit) {
-            self.error(
-                codes::E0206,
-                span,
-                format!("`%` is not defined for `{ty}`"),
-                "fixed-point remainder",
+            self.report(
+                Diagnostic::new(codes::E0206, span, format!("`%` is not defined for `{ty}`"))
+                    .label("fixed-point remainder")
+                    .help("subtract whole multiples instead, e.g. `x - period * ((x / period) as bit<8>)`"),
             );
             return Typed::error();
         }

@@ -183,6 +183,16 @@ impl Checker<'_> {
         for action in table.actions.iter().flat_map(|(a, _)| a) {
             self.note_use(&action.name.name);
         }
+        // A default or entry naming an action member uses it, even when it is not listed (E0404).
+        let calls = table.default.iter().chain(
+            table
+                .entries
+                .iter()
+                .flat_map(|(entries, _)| entries.iter().map(|e| &e.action)),
+        );
+        for call in calls {
+            self.note_use(&call.name.name);
+        }
         for key in table.keys.iter().flat_map(|(k, _)| k) {
             collect_names(&key.expr, &mut |name| {
                 self.summary.used.insert(name.to_string())
