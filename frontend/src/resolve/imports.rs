@@ -22,23 +22,12 @@ pub fn import_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec
             span,
         };
         let key = module_key(file.name(db), decl);
-        if let Some(module) = module_file(db, &key) {
-            if let Some(path) = import_path_back(db, module, file) {
-                out.push(
-                    Diagnostic::at(
-                        codes::E0108,
-                        loc(decl.module_span),
-                        format!(
-                            "import cycle: `{}` imports `{}` back",
-                            path.join("` -> `"),
-                            file.name(db)
-                        ),
-                    )
-                    .label("import cycle")
-                    .note("modules may not import each other, directly or through other modules")
-                    .help("move the shared items into a module that both import"),
-                );
-            }
+        if let Some(path) = module_file(db, &key).and_then(|m| import_path_back(db, m, file)) {
+            out.push(cycle_diagnostic(
+                loc(decl.module_span),
+                &path,
+                file.name(db),
+            ));
         }
         let Some(module) = module_file(db, &key) else {
             let shown: Vec<&str> = decl.module.iter().map(|m| m.as_str()).collect();
@@ -117,4 +106,19 @@ fn import_path_back(
         }
     }
     None
+}
+
+/// E0108 at a `use` whose module imports the importing file back through `path`.
+fn cycle_diagnostic(loc: Loc, path: &[String], file: &str) -> Diagnostic {
+    Diagnostic::at(
+        codes::E0108,
+        loc,
+        format!(
+            "import cycle: `{}` imports `{file}` back",
+            path.join("` -> `")
+        ),
+    )
+    .label("import cycle")
+    .note("modules may not import each other, directly or through other modules")
+    .help("move the shared items into a module that both import")
 }

@@ -614,6 +614,20 @@ impl Checker<'_> {
         let data_width = match &arg_tys[0].ty {
             Ty::Bit(n) => Some(*n),
             Ty::Error => None,
+            Ty::IntLit => {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0209,
+                        args[0].span,
+                        format!("`{full}` needs to know the width of this constant"),
+                    )
+                    .label("a constant has no width of its own")
+                    .help(
+                        "give it one: `(x as bit<32>)`; the width decides which bytes are hashed",
+                    ),
+                );
+                None
+            }
             other => {
                 self.error(
                     codes::E0201,
@@ -628,7 +642,7 @@ impl Checker<'_> {
         if let Some(n) = data_width.filter(|n| n % unit != 0 && name != "update") {
             self.report(
                 Diagnostic::new(
-                    codes::E0201,
+                    codes::E0208,
                     args[0].span,
                     format!(
                         "`{full}` works on whole {}, but this is {n} bits",
@@ -660,7 +674,7 @@ impl Checker<'_> {
         match (&key.ty, data) {
             (Ty::Bit(m), Some(n)) if *m < n + 32 => self.report(
                 Diagnostic::new(
-                    codes::E0201,
+                    codes::E0208,
                     arg.span,
                     format!(
                         "a Toeplitz key for {n} bits of data needs at least {} bits",

@@ -135,30 +135,10 @@ impl ContainerCx<'_> {
 
     fn required_parts(&mut self) {
         let head = self.container.head;
-        let name_span = Span::new(0, if self.container.is_cc { 2 } else { 3 });
+        let name_span = Span::new(0, 3);
         let parts = &self.container.parts;
         if self.container.is_cc {
-            if parts.output.is_none() {
-                self.diags.push(
-                    Diagnostic::at(codes::E0509, self.loc(head, name_span), format!("congestion controller `{}` has no `output`", self.container.name))
-                        .label("what does it control?")
-                        .help("add `output rate rc;` (a rate state) or `output window cwnd;` (a size state)"),
-                );
-            }
-            if parts.handlers.is_empty() {
-                self.diags.push(
-                    Diagnostic::at(
-                        codes::E0509,
-                        self.loc(head, name_span),
-                        format!(
-                            "congestion controller `{}` handles no events",
-                            self.container.name
-                        ),
-                    )
-                    .label("no `on ...` handler")
-                    .help("add handlers such as `on ack(a) { }` and `on cnp { }`"),
-                );
-            }
+            self.cc_required_parts();
             return;
         }
         let attach = self.attach();
@@ -218,6 +198,43 @@ impl ContainerCx<'_> {
                     .label("there is no parser to fail"),
                 );
             }
+        }
+    }
+
+    /// A controller needs an `output` and at least one handler (E0509).
+    fn cc_required_parts(&mut self) {
+        let head = self.container.head;
+        let name_span = Span::new(0, 2);
+        let parts = &self.container.parts;
+        if parts.output.is_none() {
+            self.diags.push(
+                Diagnostic::at(
+                    codes::E0509,
+                    self.loc(head, name_span),
+                    format!(
+                        "congestion controller `{}` has no `output`",
+                        self.container.name
+                    ),
+                )
+                .label("what does it control?")
+                .help(
+                    "add `output rate rc;` (a rate state) or `output window cwnd;` (a size state)",
+                ),
+            );
+        }
+        if parts.handlers.is_empty() {
+            self.diags.push(
+                Diagnostic::at(
+                    codes::E0509,
+                    self.loc(head, name_span),
+                    format!(
+                        "congestion controller `{}` handles no events",
+                        self.container.name
+                    ),
+                )
+                .label("no `on ...` handler")
+                .help("add handlers such as `on ack(a) { }` and `on cnp { }`"),
+            );
         }
     }
 

@@ -82,6 +82,13 @@ impl Checker<'_> {
             (SigKind::Table(_), "apply") => self.apply(name, entry, index, args, span),
             (SigKind::Map { key, value, .. }, m @ ("get" | "contains" | "insert" | "remove")) => {
                 self.no_index(name, index);
+                if matches!(self.kind, BodyKind::Parser | BodyKind::Deparser) {
+                    self.report(
+                        Diagnostic::new(codes::E0501, span, format!("map `{name}` cannot be used in {}", self.body_name()))
+                            .label("not allowed here")
+                            .note("maps are used from the control, actions, `stream`, `every` and functions"),
+                    );
+                }
                 let (key, value) = (key.clone(), value.clone());
                 self.map_method(m, &key, &value, args, span)
             }
@@ -175,7 +182,7 @@ impl Checker<'_> {
                 let ok = !matches!(
                     self.kind,
                     BodyKind::Const
-                        | BodyKind::Deparser
+                        | BodyKind::Parser
                         | BodyKind::CcHandler
                         | BodyKind::Stream
                         | BodyKind::Every

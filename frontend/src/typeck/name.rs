@@ -1,6 +1,6 @@
 //! Resolving paths and types: locals, then scu/cc members, then builtins, then module items.
 
-use super::{Checker, Local, Typed};
+use super::{BodyKind, Checker, Local, Typed};
 use crate::ast::*;
 use crate::consteval::Value;
 use crate::db::SourceFile;
@@ -401,39 +401,7 @@ impl Checker<'_> {
             self.qualified_type(path)
         };
         match res {
-            Some(ModuleRes::Item(file, entry)) => {
-                self.note_use(&path.last().name);
-                let tref = TypeRef {
-                    def: DefId {
-                        file: file.id(self.db),
-                        chunk: entry.chunk,
-                    },
-                    name: Arc::from(path.last().name.as_str()),
-                };
-                match entry.kind {
-                    DefKind::Header => Ty::Header(tref),
-                    DefKind::Struct => Ty::Struct(tref),
-                    DefKind::Enum => Ty::Enum(tref),
-                    kind => {
-                        let what = match kind {
-                            DefKind::Const => "a constant",
-                            DefKind::Fn => "a function",
-                            DefKind::Scu => "an scu",
-                            _ => "a congestion controller",
-                        };
-                        self.report(
-                            Diagnostic::new(
-                                codes::E0109,
-                                path.span,
-                                format!("`{name}` is not a type"),
-                            )
-                            .label(format!("{what}, used as a type"))
-                            .help("types are bit<N>, int<N>, bool, fixed<I,F>, duration, size, rate, headers, structs and enums"),
-                        );
-                        Ty::Error
-                    }
-                }
-            }
+            Some(ModuleRes::Item(file, entry)) => self.item_type(path, file, &entry),
             _ => {
                 if path.is_single() && self.already_reported(&name) {
                     return Ty::Error;
@@ -442,6 +410,38 @@ impl Checker<'_> {
                 Ty::Error
             }
         }
+    }
+
+    /// A module item named as a type: a header, struct or enum (E0109 for anything else).
+    fn item_type(&mut self, path: &Path, file: SourceFile, entry: &ItemEntry) -> Ty {
+        let name = path.last().name.as_str();
+        self.note_use(name);
+        let tref = TypeRef {
+            def: DefId {
+                file: file.id(self.db),
+                chunk: entry.chunk,
+            },
+            name: Arc::from(name),
+        };
+        let what = match entry.kind {
+            DefKind::Header => return Ty::Header(tref),
+            DefKind::Struct => return Ty::Struct(tref),
+            DefKind::Enum => return Ty::Enum(tref),
+            DefKind::Const => "a constant",
+            DefKind::Fn => "a function",
+            DefKind::Scu => "an scu",
+            DefKind::Cc => "a congestion controller",
+        };
+        self.report(
+            Diagnostic::new(
+                codes::E0109,
+                path.span,
+                format!("`{}` is not a type", path.text()),
+            )
+            .label(format!("{what}, used as a type"))
+            .help("types are bit<N>, int<N>, bool, fixed<I,F>, duration, size, rate, headers, structs and enums"),
+        );
+        Ty::Error
     }
 
     fn qualified_type(&mut self, path: &Path) -> Option<ModuleRes> {
@@ -567,14 +567,17 @@ impl Checker<'_> {
                 value: Some(Value::int(LINE_RATE_BPS)),
             },
             Res::Builtin("flow_id") => Typed::of(self.flow_id_type()),
-            Res::Builtin(b @ ("packet" | "beat")) => {
-                let (what, where_ok) = if *b == "packet" {
-                    (
+            Res::Builtin(b @ ("packet" | "beat" | "meta")) => {
+                let (what, where_ok) = match *b {
+                    "packet" => (
                         "a packet",
                         "the parser, control, actions, `on parser_error` and the deparser",
-                    )
-                } else {
-                    ("a payload word", "`stream` kernels")
+                    ),
+                    "meta" => (
+                        "a packet's metadata",
+                        "the per-packet code of an scu with a `meta { }` block",
+                    ),
+                    _ => ("a payload word", "`stream` kernels"),
                 };
                 self.report(
                     Diagnostic::new(
@@ -612,6 +615,11 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether the body being checked processes a packet and so sees its headers.
+    pub(crate) fn sees_packet(&self) -> bool {
+        self.kind.is_packet() || matches!(self.kind, BodyKind::Parser | BodyKind::Deparser)
+    }
+
     fn flow_id_type(&self) -> Ty {
         let Some(container) = self.container() else {
             return Ty::Error;
@@ -635,6 +643,18 @@ impl Checker<'_> {
                 ty: ty.clone(),
                 value: value.clone(),
             },
+            (SigKind::Headers { .. }, _) if !self.sees_packet() => {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0501,
+                        span,
+                        format!("header `{name}` is not available in {}", self.body_name()),
+                    )
+                    .label("no packet here")
+                    .note("headers belong to the packet being processed: the parser, control, actions, `on parser_error` and the deparser see them"),
+                );
+                Typed::error()
+            }
             (SigKind::Headers { instances }, _) => match instances.get(entry.position as usize) {
                 Some(inst) => Typed::of(inst.ty.clone()),
                 None => Typed::error(),

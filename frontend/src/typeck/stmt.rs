@@ -225,32 +225,7 @@ impl Checker<'_> {
 
     fn name_place(&mut self, name: &Ident, target: &Expr) -> Option<Ty> {
         if let Some(local) = self.find_local(&name.name).cloned() {
-            if local.what == "builtin" && !local.mutable {
-                self.read_only_builtin(&name.name, target.span);
-                return None;
-            }
-            if !local.mutable {
-                let help = if local.what == "variable" {
-                    format!("declare it with `let mut {}`", local.name)
-                } else {
-                    format!(
-                        "copy it into a variable first: `let mut {} = {};`",
-                        local.name, local.name
-                    )
-                };
-                self.report(
-                    Diagnostic::new(
-                        codes::E0212,
-                        target.span,
-                        format!("cannot assign to immutable {} `{}`", local.what, local.name),
-                    )
-                    .label("cannot assign")
-                    .secondary(local.span, "declared here")
-                    .help(help),
-                );
-                return None;
-            }
-            return Some(local.ty);
+            return self.local_place(&local, target);
         }
         let member_kind = self
             .container()
@@ -258,6 +233,19 @@ impl Checker<'_> {
             .map(|e| e.kind);
         let ty = self.expr(target, None).ty;
         match member_kind {
+            Some(MemberDefKind::Csr) if self.kind == BodyKind::Deparser => {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0501,
+                        target.span,
+                        format!("CSR `{}` cannot be written in a deparser", name.name),
+                    )
+                    .label("not allowed here")
+                    .note("CSRs are written by the control, actions, `stream` and `every`")
+                    .help("update it in the control block"),
+                );
+                None
+            }
             Some(MemberDefKind::Csr | MemberDefKind::State) => (!ty.is_error()).then_some(ty),
             Some(kind) if !ty.is_error() => {
                 let what = super::name::member_kind_name(kind);
@@ -281,31 +269,72 @@ impl Checker<'_> {
             }
             _ => {
                 if !ty.is_error() {
-                    let is_const = matches!(
-                        crate::resolve::lookup::lookup_module_name(self.db, self.file, &name.name),
-                        Some(crate::resolve::lookup::ModuleRes::Item(_, e))
-                            if e.kind == crate::resolve::index::DefKind::Const
-                    );
-                    let (what, help) = if is_const {
-                        ("constant ", "constants never change; keep a value that changes in a `csr`, or a `let mut` copy")
-                    } else if self.is_attach_binding(&name.name) {
-                        ("the flow binding ", "it names the flow this scu runs for and is read-only; copy it into a `let mut` to change it")
-                    } else {
-                        ("", "only variables, CSRs, state, metadata and header fields can be assigned")
-                    };
-                    self.report(
-                        Diagnostic::new(
-                            codes::E0212,
-                            target.span,
-                            format!("cannot assign to {what}`{}`", name.name),
-                        )
-                        .label("not assignable")
-                        .help(help),
-                    );
+                    self.not_a_place(name, target);
                 }
                 None
             }
         }
+    }
+
+    /// A local as the target of an assignment: only `let mut` variables can change.
+    fn local_place(&mut self, local: &Local, target: &Expr) -> Option<Ty> {
+        if local.what == "builtin" && !local.mutable {
+            self.read_only_builtin(&local.name, target.span);
+            return None;
+        }
+        if local.mutable {
+            return Some(local.ty.clone());
+        }
+        let help = if local.what == "variable" {
+            format!("declare it with `let mut {}`", local.name)
+        } else {
+            format!(
+                "copy it into a variable first: `let mut {} = {};`",
+                local.name, local.name
+            )
+        };
+        self.report(
+            Diagnostic::new(
+                codes::E0212,
+                target.span,
+                format!("cannot assign to immutable {} `{}`", local.what, local.name),
+            )
+            .label("cannot assign")
+            .secondary(local.span, "declared here")
+            .help(help),
+        );
+        None
+    }
+
+    /// A name that is neither a local nor a member: a top-level constant, the flow binding, ...
+    fn not_a_place(&mut self, name: &Ident, target: &Expr) {
+        let is_const = matches!(
+            crate::resolve::lookup::lookup_module_name(self.db, self.file, &name.name),
+            Some(crate::resolve::lookup::ModuleRes::Item(_, e))
+                if e.kind == crate::resolve::index::DefKind::Const
+        );
+        let (what, help) = if is_const {
+            (
+                "constant ",
+                "constants never change; keep a value that changes in a `csr`, or a `let mut` copy",
+            )
+        } else if self.is_attach_binding(&name.name) {
+            ("the flow binding ", "it names the flow this scu runs for and is read-only; copy it into a `let mut` to change it")
+        } else {
+            (
+                "",
+                "only variables, CSRs, state, metadata and header fields can be assigned",
+            )
+        };
+        self.report(
+            Diagnostic::new(
+                codes::E0212,
+                target.span,
+                format!("cannot assign to {what}`{}`", name.name),
+            )
+            .label("not assignable")
+            .help(help),
+        );
     }
 
     fn read_only_builtin(&mut self, name: &str, span: crate::span::Span) {

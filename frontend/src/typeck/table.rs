@@ -16,48 +16,12 @@ impl Checker<'_> {
             .container()
             .and_then(|c| c.members.get(&action.name.name))
             .cloned();
-        let declared = member.as_ref().filter(|m| m.kind == MemberDefKind::Action);
-        match (declared, &action.params) {
-            (Some(entry), params) => {
-                if params.is_some() {
-                    self.report(
-                        Diagnostic::new(
-                            codes::E0412,
-                            action.name.span,
-                            format!(
-                                "action `{}` is declared below; do not repeat its parameters here",
-                                action.name.name
-                            ),
-                        )
-                        .label("parameters written twice")
-                        .help(format!("list it as `{}`", action.name.name)),
-                    );
-                }
-                let params = match &sig_of(self.db, self.file, entry.chunk).kind {
-                    SigKind::Action { params } => params.clone(),
-                    _ => Vec::new(),
-                };
-                for (name, ty) in &params {
-                    if !is_action_param(ty) {
-                        self.report(
-                            Diagnostic::new(
-                                codes::E0412,
-                                action.name.span,
-                                format!("action `{}` has a parameter `{name}` of type `{ty}`", action.name.name),
-                            )
-                            .label("cannot be a table action")
-                            .note("action parameters are data stored in table entries: bit<N>, int<N>, bool or an enum"),
-                        );
-                    }
-                }
-                ActionSig {
-                    name: action.name.name.clone(),
-                    params,
-                    has_body: true,
-                }
+        match member {
+            Some(entry) if entry.kind == MemberDefKind::Action => {
+                self.declared_action_sig(action, entry.chunk)
             }
-            (None, params) => {
-                if let Some(other) = member {
+            other => {
+                if let Some(other) = other {
                     self.report(
                         Diagnostic::new(
                             codes::E0102,
@@ -71,35 +35,84 @@ impl Checker<'_> {
                         .label("name taken by another member"),
                     );
                 }
-                let params = params
-                    .as_deref()
-                    .map(|p| {
-                        crate::resolve::signature::fields(
-                            self,
-                            p,
-                            crate::resolve::signature::FieldRule::Param,
-                        )
-                    })
-                    .unwrap_or_default();
-                for p in &params {
-                    if !is_action_param(&p.ty) {
-                        self.report(
-                            Diagnostic::new(
-                                codes::E0412,
-                                p.span,
-                                format!("action parameter `{}` has type `{}`", p.name, p.ty),
-                            )
-                            .label("not a bit<N>, int<N>, bool or enum")
-                            .note("action parameters are data stored in table entries"),
-                        );
-                    }
-                }
-                ActionSig {
-                    name: action.name.name.clone(),
-                    params: params.into_iter().map(|p| (p.name, p.ty)).collect(),
-                    has_body: false,
-                }
+                self.inline_action_sig(action)
             }
+        }
+    }
+
+    /// An `action` member listed by name; its parameters must be entry data (E0412).
+    fn declared_action_sig(&mut self, action: &ActionRef, chunk: u32) -> ActionSig {
+        if action.params.is_some() {
+            self.report(
+                Diagnostic::new(
+                    codes::E0412,
+                    action.name.span,
+                    format!(
+                        "action `{}` is declared below; do not repeat its parameters here",
+                        action.name.name
+                    ),
+                )
+                .label("parameters written twice")
+                .help(format!("list it as `{}`", action.name.name)),
+            );
+        }
+        let params = match &sig_of(self.db, self.file, chunk).kind {
+            SigKind::Action { params } => params.clone(),
+            _ => Vec::new(),
+        };
+        for (name, ty) in &params {
+            if !is_action_param(ty) {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0412,
+                        action.name.span,
+                        format!(
+                            "action `{}` has a parameter `{name}` of type `{ty}`",
+                            action.name.name
+                        ),
+                    )
+                    .label("cannot be a table action")
+                    .note("action parameters are data stored in table entries: bit<N>, int<N>, bool or an enum"),
+                );
+            }
+        }
+        ActionSig {
+            name: action.name.name.clone(),
+            params,
+            has_body: true,
+        }
+    }
+
+    /// An inline action `name(params)` (or a bare name): parameters only, no body.
+    fn inline_action_sig(&mut self, action: &ActionRef) -> ActionSig {
+        let params = action
+            .params
+            .as_deref()
+            .map(|p| {
+                crate::resolve::signature::fields(
+                    self,
+                    p,
+                    crate::resolve::signature::FieldRule::Param,
+                )
+            })
+            .unwrap_or_default();
+        for p in &params {
+            if !is_action_param(&p.ty) {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0412,
+                        p.span,
+                        format!("action parameter `{}` has type `{}`", p.name, p.ty),
+                    )
+                    .label("not a bit<N>, int<N>, bool or enum")
+                    .note("action parameters are data stored in table entries"),
+                );
+            }
+        }
+        ActionSig {
+            name: action.name.name.clone(),
+            params: params.into_iter().map(|p| (p.name, p.ty)).collect(),
+            has_body: false,
         }
     }
 

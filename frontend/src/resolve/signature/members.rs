@@ -129,31 +129,7 @@ pub(crate) fn enum_sig(cx: &mut Checker<'_>, e: &EnumDecl) -> SigKind {
             );
             continue;
         }
-        let value = match (value, &repr_ty) {
-            (Some(expr), Some(ty)) => cx
-                .const_value(expr, Some(ty))
-                .value
-                .unwrap_or(Value::int(next)),
-            (Some(expr), None) => {
-                cx.report(
-                    Diagnostic::new(
-                        codes::E0201,
-                        expr.span,
-                        format!(
-                            "enum `{}` has no representation, so its variants have no values",
-                            e.name.name
-                        ),
-                    )
-                    .label("value without `: bit<N>`")
-                    .help(format!(
-                        "declare one: `enum {}: bit<8> {{ ... }}`, or remove the value",
-                        e.name.name
-                    )),
-                );
-                Value::int(next)
-            }
-            (None, _) => Value::int(next),
-        };
+        let value = variant_value(cx, e, value.as_ref(), repr_ty.as_ref(), next);
         next = value.as_u64().map_or(next + 1, |v| v + 1);
         if let Some(ty) = &repr_ty {
             if let Err(_e) = crate::consteval::fit(&value, ty) {
@@ -182,6 +158,41 @@ pub(crate) fn enum_sig(cx: &mut Checker<'_>, e: &EnumDecl) -> SigKind {
     SigKind::Enum {
         repr: repr_ty,
         variants,
+    }
+}
+
+/// The value of one enum variant: written, or the previous value plus one.
+fn variant_value(
+    cx: &mut Checker<'_>,
+    e: &EnumDecl,
+    written: Option<&Expr>,
+    repr: Option<&Ty>,
+    next: u64,
+) -> Value {
+    match (written, repr) {
+        (Some(expr), Some(ty)) => cx
+            .const_value(expr, Some(ty))
+            .value
+            .unwrap_or(Value::int(next)),
+        (Some(expr), None) => {
+            cx.report(
+                Diagnostic::new(
+                    codes::E0201,
+                    expr.span,
+                    format!(
+                        "enum `{}` has no representation, so its variants have no values",
+                        e.name.name
+                    ),
+                )
+                .label("value without `: bit<N>`")
+                .help(format!(
+                    "declare one: `enum {}: bit<8> {{ ... }}`, or remove the value",
+                    e.name.name
+                )),
+            );
+            Value::int(next)
+        }
+        (None, _) => Value::int(next),
     }
 }
 
@@ -293,12 +304,24 @@ pub(crate) fn member_sig(cx: &mut Checker<'_>, member: &Member) -> SigKind {
         },
         MemberKind::Fn(f) => fn_sig(cx, f),
         MemberKind::Map(m) => map_sig(cx, m),
-        MemberKind::Counter(c) => SigKind::Counter {
-            size: cell_count(cx, c.size.as_ref()),
-        },
-        MemberKind::Meter(m) => SigKind::Meter {
-            size: cell_count(cx, m.size.as_ref()),
-        },
+        MemberKind::Counter(c) => {
+            known_kind(
+                cx,
+                &c.kind,
+                &["packets", "bytes", "packets_and_bytes"],
+                "counter",
+            );
+            SigKind::Counter {
+                size: cell_count(cx, c.size.as_ref()),
+            }
+        }
+        MemberKind::Meter(m) => {
+            known_kind(cx, &m.kind, &["token_bucket"], "meter");
+            meter_options(cx, &m.options);
+            SigKind::Meter {
+                size: cell_count(cx, m.size.as_ref()),
+            }
+        }
         MemberKind::Out(o) => out_sig(cx, o),
         MemberKind::Const(c) => super::const_sig(cx, c),
         MemberKind::Param(p) => match super::const_sig(cx, p) {
@@ -411,6 +434,61 @@ fn header_instances(cx: &mut Checker<'_>, decls: &[FieldDecl]) -> Vec<FieldSig> 
         }
     }
     instances
+}
+
+/// A counter or meter kind must be one of `kinds` (E0110).
+fn known_kind(cx: &mut Checker<'_>, kind: &Ident, kinds: &[&str], what: &str) {
+    if kinds.contains(&kind.name.as_str()) {
+        return;
+    }
+    let list: Vec<String> = kinds.iter().map(|k| format!("`{k}`")).collect();
+    let shown = match list.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => list.join(""),
+    };
+    cx.report(
+        Diagnostic::new(
+            codes::E0110,
+            kind.span,
+            format!("unknown {what} kind `{}`", kind.name),
+        )
+        .label(format!("not a {what} kind"))
+        .note(format!("{what}s are {shown}")),
+    );
+}
+
+/// `rate R` (a rate) and `burst B` (a size), each at most once.
+fn meter_options(cx: &mut Checker<'_>, options: &[(Ident, Expr)]) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, value) in options {
+        let ty = match name.name.as_str() {
+            "rate" => Ty::Rate,
+            "burst" => Ty::Size,
+            other => {
+                cx.report(
+                    Diagnostic::new(
+                        codes::E0110,
+                        name.span,
+                        format!("unknown meter option `{other}`"),
+                    )
+                    .label("not a meter option")
+                    .note("a meter takes `rate R` (a rate) and `burst B` (a size)"),
+                );
+                cx.expr(value, None);
+                continue;
+            }
+        };
+        if seen.contains(&name.name.as_str()) {
+            cx.error(
+                codes::E0102,
+                name.span,
+                format!("`{}` is given more than once", name.name),
+                "repeated meter option",
+            );
+        }
+        seen.push(&name.name);
+        cx.const_value(value, Some(&ty));
+    }
 }
 
 fn cell_count(cx: &mut Checker<'_>, size: Option<&Expr>) -> u64 {
