@@ -519,7 +519,18 @@ impl Checker<'_> {
             }
             return Typed::error();
         };
-        for (name, value) in fields {
+        for (i, (name, value)) in fields.iter().enumerate() {
+            if let Some((first, _)) = fields[..i].iter().find(|(f, _)| f.name == name.name) {
+                self.report(
+                    Diagnostic::new(
+                        codes::E0102,
+                        name.span,
+                        format!("field `{}` is given twice", name.name),
+                    )
+                    .label("given again here")
+                    .secondary(first.span, "first given here"),
+                );
+            }
             match decl.iter().find(|(n, _)| *n == name.name) {
                 Some((_, fty)) => {
                     self.expect_ty(value, fty);
