@@ -354,7 +354,23 @@ impl Checker<'_> {
     }
 
     fn index(&mut self, base: &Expr, index: &Expr) -> Typed {
-        let base_typed = self.expr(base, None);
+        // `a[i][j]...` is folded in a loop rather than by recursion, so a long chain cannot
+        // overflow the stack.
+        let mut chain = vec![(base, index)];
+        let mut inner = base;
+        while let ExprKind::Index { base, index } = &inner.kind {
+            chain.push((&**base, &**index));
+            inner = base;
+        }
+        let mut typed = self.expr(inner, None);
+        while let Some((base, index)) = chain.pop() {
+            typed = self.index_typed(typed, base, index);
+        }
+        typed
+    }
+
+    /// `base[index]` with `base` already typed as `base_typed`.
+    fn index_typed(&mut self, base_typed: Typed, base: &Expr, index: &Expr) -> Typed {
         let (elem, len) = match &base_typed.ty {
             Ty::Array(elem, len) => ((**elem).clone(), *len as u64),
             Ty::Error => {

@@ -8,6 +8,14 @@ use crate::span::Span;
 use crate::types::Ty;
 use num_rational::BigRational;
 
+/// The type hint a prefix operator passes to its operand. `-1` is a negative literal: it takes its
+/// type only once negated, so that `-1` into a bit<N> is reported as a value that does not fit.
+fn unary_hint(op: UnaryOp, expected: Option<&Ty>) -> Option<Ty> {
+    expected
+        .filter(|t| t.is_numeric() && op != UnaryOp::Neg)
+        .cloned()
+}
+
 /// The base unit of a unit type, as written after a number.
 pub(crate) fn unit_suffix(ty: &Ty) -> &'static str {
     match ty {
@@ -29,10 +37,42 @@ impl Checker<'_> {
         span: Span,
         expected: Option<&Ty>,
     ) -> Typed {
-        // `-1` is a negative literal: it takes its type only once negated, so that `-1` into a
-        // bit<N> is reported as a value that does not fit (E0203).
+        // Nested prefix operators (`- - - x`) are applied in a loop rather than by recursion, so
+        // that a long run cannot overflow the stack. Each level is typed as `expr` would type it.
+        let mut levels = vec![(op, operand, span, expected.cloned())];
+        let mut hint = unary_hint(op, expected);
+        let mut inner = operand;
+        while let ExprKind::Unary { op, operand } = &inner.kind {
+            levels.push((*op, &**operand, inner.span, hint.clone()));
+            hint = unary_hint(*op, hint.as_ref());
+            inner = operand;
+        }
+        let mut typed = self.expr(inner, hint.as_ref());
+        while let Some((op, operand, span, expected)) = levels.pop() {
+            typed = self.unary_typed(op, typed, operand, span, expected.as_ref());
+            match expected {
+                // An inner level's constant is converted to its expected type, as `expr` does.
+                Some(t) if !levels.is_empty() && t.is_numeric() => {
+                    if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
+                        typed = self.coerce(typed, &t, span);
+                    }
+                }
+                _ => {}
+            }
+        }
+        typed
+    }
+
+    /// `op operand` with the operand already typed.
+    fn unary_typed(
+        &mut self,
+        op: UnaryOp,
+        mut typed: Typed,
+        operand: &Expr,
+        span: Span,
+        expected: Option<&Ty>,
+    ) -> Typed {
         let hint = expected.filter(|t| t.is_numeric() && op != UnaryOp::Neg);
-        let mut typed = self.expr(operand, hint);
         if op == UnaryOp::BitNot && typed.ty == Ty::IntLit {
             match hint {
                 Some(t) if t.is_integer() => typed = self.coerce(typed, t, operand.span),
@@ -94,11 +134,34 @@ impl Checker<'_> {
         span: Span,
         expected: Option<&Ty>,
     ) -> Typed {
+        // A left-deep chain such as `a + b + c + ...` is folded in a loop rather than by recursion,
+        // so that a long chain cannot overflow the stack.
+        let mut chain = vec![(op, lhs, rhs, span, expected)];
+        let mut inner = lhs;
+        while let ExprKind::Binary { op, lhs, rhs } = &inner.kind {
+            chain.push((*op, &**lhs, &**rhs, inner.span, None));
+            inner = lhs;
+        }
+        let mut typed = self.expr(inner, None);
+        while let Some((op, lhs, rhs, span, expected)) = chain.pop() {
+            typed = self.binary_typed(op, typed, lhs, rhs, span, expected);
+        }
+        typed
+    }
+
+    /// `lhs op rhs` with `lhs` already typed as `l`.
+    fn binary_typed(
+        &mut self,
+        op: BinaryOp,
+        mut l: Typed,
+        lhs: &Expr,
+        rhs: &Expr,
+        span: Span,
+        expected: Option<&Ty>,
+    ) -> Typed {
         use BinaryOp::*;
         // Operands are typed without the outer hint: constants stay exact until they meet a typed
         // operand (so `1 / 256` is exact), and the result is converted by the caller.
-        let _ = expected;
-        let mut l = self.expr(lhs, None);
         let partner =
             Some(&l.ty).filter(|t| t.is_numeric() && !matches!(op, Shl | Shr | Mul | Div));
         let mut r = self.expr(rhs, partner);
