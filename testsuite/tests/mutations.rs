@@ -1146,9 +1146,6 @@ fn assert_nasty_input_ok(name: &str) {
 const KNOWN_CRASHES: &[&str] = &[
     "600 nested `(` in a const expression",
     "600 nested blocks in a control body",
-    "a sum of 10,000 terms",
-    "10,000 prefix `-`",
-    "10,000 index postfixes",
 ];
 
 /// Stack overflow in the AST builder: `parse::Builder::expr` (parse/expr.rs:52) and
@@ -1167,27 +1164,23 @@ fn known_crash_600_nested_blocks() {
     assert_nasty_input_ok("600 nested blocks in a control body");
 }
 
-/// Stack overflow in the type checker: `typeck::Checker::binary` (typeck/ops.rs:78/90) and
-/// `Checker::expr` (typeck/expr.rs:32) recurse down the left-deep tree of a flat `1 + 1 + ... + 1`
-/// (≥ ~584 terms on a 2 MiB stack; `scenicc check` on its 8 MiB main thread overflows at 3,000).
+/// Regression: `typeck::Checker::binary` used to recurse down the left-deep tree of a flat
+/// `1 + 1 + ... + 1` and overflow the stack (≥ ~584 terms on a 2 MiB stack); it now folds the chain.
 #[test]
-#[ignore = "known crash: stack overflow in typeck::Checker::binary (typeck/ops.rs)"]
-fn known_crash_sum_of_10000_terms() {
+fn sum_of_10000_terms_does_not_crash() {
     assert_nasty_input_ok("a sum of 10,000 terms");
 }
 
-/// Stack overflow in the type checker: `typeck::Checker::unary` (typeck/ops.rs:24) and
-/// `Checker::expr` (typeck/expr.rs:31), one level per prefix `-` (≥ ~720 on a 2 MiB stack).
+/// Regression: `typeck::Checker::unary` used to recurse once per prefix `-` (≥ ~720 on a 2 MiB
+/// stack); it now applies a run of prefix operators in a loop.
 #[test]
-#[ignore = "known crash: stack overflow in typeck::Checker::unary (typeck/ops.rs)"]
-fn known_crash_10000_prefix_minus() {
+fn prefix_minus_10000_times_does_not_crash() {
     assert_nasty_input_ok("10,000 prefix `-`");
 }
 
-/// Stack overflow in the type checker: `typeck::Checker::index` (typeck/expr.rs:317) and
-/// `Checker::expr` (typeck/expr.rs:23), one level per `[0]` (≥ ~892 on a 2 MiB stack).
+/// Regression: `typeck::Checker::index` used to recurse once per `[0]` (≥ ~892 on a 2 MiB
+/// stack); it now folds the chain of indices.
 #[test]
-#[ignore = "known crash: stack overflow in typeck::Checker::index (typeck/expr.rs)"]
-fn known_crash_10000_index_postfixes() {
+fn index_postfixes_10000_times_do_not_crash() {
     assert_nasty_input_ok("10,000 index postfixes");
 }
