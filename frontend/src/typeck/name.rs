@@ -511,11 +511,12 @@ impl Checker<'_> {
         if i + f == 0 || i + f > 64 {
             self.report(
                 Diagnostic::new(
-                    codes::E0215,
+                    codes::E0208,
                     ty.span,
                     format!("`fixed<{i},{f}>` has {} bits", i + f),
                 )
-                .label("integer plus fraction bits must be 1 to 64"),
+                .label("integer plus fraction bits must be 1 to 64")
+                .note("fixed-point values are computed in 64-bit hardware arithmetic"),
             );
             return Ty::Error;
         }
