@@ -7,8 +7,9 @@
 //! diagnostics (chunk-relative) and a [`Summary`] that the container-level checks (`container.rs`)
 //! combine: which members are used, which functions are called, how often each table is applied.
 //!
-//! Submodules: `expr` (operators, literals, casts), `name` (paths), `call` (functions, builtins and
-//! methods), `stmt`, `pattern`, `parser`, `table`, `body` (the per-chunk query), `container`.
+//! Submodules: `expr` (operators, literals, casts), `name` (paths), `unknown` (names that cannot be
+//! found), `call` (functions, builtins and methods), `stmt`, `pattern`, `parser`, `table`, `body`
+//! (the per-chunk query), `container`.
 
 mod body;
 mod call;
@@ -22,6 +23,7 @@ mod pattern;
 mod records;
 mod stmt;
 mod table;
+mod unknown;
 
 pub use body::{check_body, BodyCheck};
 pub use name::Res;
