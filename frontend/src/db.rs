@@ -164,17 +164,33 @@ pub fn chunk_count(db: &dyn salsa::Database, file: SourceFile) -> u32 {
 }
 
 /// Turns chunk-relative locations into file locations.
-pub fn rebase(db: &dyn salsa::Database, file: SourceFile, chunk: u32, diag: Diagnostic) -> Diagnostic {
+pub fn rebase(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    chunk: u32,
+    diag: Diagnostic,
+) -> Diagnostic {
     let chunk_start = |f: SourceFile, c: u32| -> u32 {
-        file_split(db, f).chunks.get(c as usize).map_or(0, |ch| ch.span.lo)
+        file_split(db, f)
+            .chunks
+            .get(c as usize)
+            .map_or(0, |ch| ch.span.lo)
     };
     diag.map_locs(|loc| match loc {
         Loc::Here(span) => Loc::File {
             file: file.id(db),
             span: span.shifted(chunk_start(file, chunk)),
         },
-        Loc::Chunk { file: fid, chunk: c, span } => {
-            let owner = if fid == file.id(db) { Some(file) } else { file_with_id(db, fid) };
+        Loc::Chunk {
+            file: fid,
+            chunk: c,
+            span,
+        } => {
+            let owner = if fid == file.id(db) {
+                Some(file)
+            } else {
+                file_with_id(db, fid)
+            };
             Loc::File {
                 file: fid,
                 span: owner.map_or(span, |f| span.shifted(chunk_start(f, c))),
@@ -186,7 +202,11 @@ pub fn rebase(db: &dyn salsa::Database, file: SourceFile, chunk: u32, diag: Diag
 
 /// The loaded file with id `id`.
 pub fn file_with_id(db: &dyn salsa::Database, id: FileId) -> Option<SourceFile> {
-    Workspace::get(db).modules(db).values().copied().find(|f| f.id(db) == id)
+    Workspace::get(db)
+        .modules(db)
+        .values()
+        .copied()
+        .find(|f| f.id(db) == id)
 }
 
 /// Syntax-level diagnostics of a file: splitter errors and parse errors, rebased.

@@ -18,8 +18,10 @@ scu s on slow_path {
 ";
 
 fn executions(log: &scenic_frontend::db::ExecutionLog, query: &str) -> usize {
-    let entries = log.lock().expect("log lock");
-    entries.iter().filter(|e| e.starts_with(query)).count()
+    match log.lock() {
+        Ok(entries) => entries.iter().filter(|e| e.starts_with(query)).count(),
+        Err(poisoned) => panic!("execution log poisoned: {poisoned}"),
+    }
 }
 
 #[test]

@@ -50,16 +50,16 @@ impl<'t> Builder<'t> {
         let (expected, noun) = if member {
             (
                 "expected a member such as `csr`, `parser`, `table`, `control`, `on` or `fn`",
-                "member",
+                "a member",
             )
         } else {
             (
                 "expected an item such as `use`, `const`, `header`, `struct`, `fn`, `scu` or `cc`",
-                "item",
+                "an item",
             )
         };
         let mut diag = Diagnostic::new(codes::E0009, span, format!("{expected}, found `{word}`"))
-            .label(format!("not the start of an {noun}"));
+            .label(format!("not the start of {noun}"));
         if let Some(suggestion) = suggestion {
             diag = diag.help(format!("did you mean {suggestion}?"));
         }

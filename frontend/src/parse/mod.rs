@@ -167,8 +167,11 @@ impl<'t> Builder<'t> {
 
 /// The chunk-relative span of a pair.
 pub(crate) fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    // pest may include whitespace consumed by a failed repetition at the end of a pair; labels
+    // should end at the last character of the construct.
     let s = pair.as_span();
-    Span::new(s.start(), s.end())
+    let trimmed = pair.as_str().trim_end().len();
+    Span::new(s.start(), s.start() + trimmed)
 }
 
 fn is_keyword_token(rule: Rule) -> bool {
@@ -226,16 +229,9 @@ fn is_keyword_token(rule: Rule) -> bool {
 
 /// Turns a pest failure into E0001 (or E0011 for a missing `;`), naming what was expected.
 fn syntax_error(text: &str, entry_rule: Rule, err: &pest::error::Error<Rule>) -> Diagnostic {
-    let pos = match err.location {
-        InputLocation::Pos(pos) => pos,
-        InputLocation::Span((start, _)) => start,
-    };
+    let (pos, raw) = failure_point(err);
     let found = describe_found(text, pos);
     let span = token_span(text, pos);
-    let mut raw = expected_tokens(err);
-    if let ErrorVariant::ParsingError { positives, .. } = &err.variant {
-        raw.extend(positives.iter().filter_map(|r| rule_description(*r)));
-    }
     let expected = summarize_expected(raw);
     let what = match entry_rule {
         Rule::member_entry => "in this member",
@@ -244,9 +240,14 @@ fn syntax_error(text: &str, entry_rule: Rule, err: &pest::error::Error<Rule>) ->
         _ => "here",
     };
     if expected.iter().any(|e| e == "`;`") && expected.len() <= 4 {
-        return Diagnostic::new(codes::E0011, span, format!("expected `;`, found {found}"))
-            .label("expected `;` before this")
-            .help("statements and declarations such as `let`, `csr` and `const` end with `;`");
+        let end = previous_token_end(text, pos);
+        return Diagnostic::new(
+            codes::E0011,
+            Span::new(end, end),
+            format!("expected `;`, found {found}"),
+        )
+        .label("add `;` here")
+        .help("statements and declarations such as `let`, `csr` and `const` end with `;`");
     }
     let list = match expected.len() {
         0 => String::from("something else"),
@@ -263,6 +264,31 @@ fn syntax_error(text: &str, entry_rule: Rule, err: &pest::error::Error<Rule>) ->
         format!("syntax error {what}: expected {list}, found {found}"),
     )
     .label(format!("unexpected {found}"))
+}
+
+/// Where parsing failed and what could have come there: pest's detailed attempts when it has them
+/// (their position and their tokens agree), its coarse error position and rules otherwise.
+fn failure_point(err: &pest::error::Error<Rule>) -> (usize, Vec<String>) {
+    let coarse = match err.location {
+        InputLocation::Pos(pos) => pos,
+        InputLocation::Span((start, _)) => start,
+    };
+    let mut raw = expected_tokens(err);
+    let pos = match err.parse_attempts() {
+        Some(attempts) if !raw.is_empty() => attempts.max_position,
+        _ => coarse,
+    };
+    // Rules (such as literals, which are atomic) only show up in pest's coarse report.
+    if let (ErrorVariant::ParsingError { positives, .. }, true) = (&err.variant, pos == coarse) {
+        raw.extend(positives.iter().filter_map(|r| rule_description(*r)));
+    }
+    (pos, raw)
+}
+
+/// The end of the last token before `pos` (skipping whitespace and comments' trailing blanks).
+fn previous_token_end(text: &str, pos: usize) -> usize {
+    let before = &text[..pos.min(text.len())];
+    before.trim_end().len()
 }
 
 const OPERATORS: &[&str] = &[

@@ -53,18 +53,7 @@ impl<'t> Builder<'t> {
                 None => StmtKind::Error,
             },
             Rule::bad_if_assign => self.bad_if_assign(pair),
-            Rule::bad_elif => {
-                self.diags.push(
-                    Diagnostic::new(
-                        codes::E0010,
-                        span,
-                        format!("`{}` is not a keyword", pair.as_str()),
-                    )
-                    .label("unknown keyword")
-                    .help("write `} else if condition {`"),
-                );
-                StmtKind::Error
-            }
+            Rule::bad_elif => self.bad_elif(pair),
             Rule::bad_missing_semi => {
                 let end = span.hi;
                 let at = crate::span::Span { lo: end, hi: end };
@@ -81,6 +70,29 @@ impl<'t> Builder<'t> {
             _ => StmtKind::Error,
         };
         Stmt { kind, span }
+    }
+
+    /// `elif cond { }`: reported (E0010) and kept as an `if`, so its body is still checked.
+    fn bad_elif(&mut self, pair: Pair<'t, Rule>) -> StmtKind {
+        let mut parts = self.children(pair);
+        let (Some(keyword), Some(cond), Some(block)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return StmtKind::Error;
+        };
+        self.diags.push(
+            Diagnostic::new(
+                codes::E0010,
+                span_of(&keyword),
+                format!("`{}` is not a keyword", keyword.as_str()),
+            )
+            .label("unknown keyword")
+            .help("write `} else if condition {`"),
+        );
+        StmtKind::If {
+            cond: self.expr(cond),
+            then_block: self.block(block),
+            else_block: None,
+        }
     }
 
     fn let_stmt(&mut self, pair: Pair<'t, Rule>) -> StmtKind {
@@ -142,10 +154,9 @@ impl<'t> Builder<'t> {
         };
         let lhs = self.expr(lhs);
         let rhs = self.expr(rhs);
-        let between = crate::span::Span {
-            lo: lhs.span.hi,
-            hi: rhs.span.lo,
-        };
+        let gap = &self.text[lhs.span.hi as usize..rhs.span.lo as usize];
+        let eq = lhs.span.hi as usize + gap.find('=').unwrap_or(0);
+        let between = crate::span::Span::new(eq, eq + 1);
         self.diags.push(
             Diagnostic::new(
                 codes::E0008,
@@ -155,8 +166,8 @@ impl<'t> Builder<'t> {
             .label("assignment in a condition")
             .help(format!(
                 "did you mean `if {} == {} {{`?",
-                &self.text[lhs.span.range()],
-                &self.text[rhs.span.range()]
+                self.text[lhs.span.range()].trim(),
+                self.text[rhs.span.range()].trim()
             )),
         );
         let _ = self.block(block);
