@@ -1143,15 +1143,11 @@ fn assert_nasty_input_ok(name: &str) {
 /// Nasty inputs that crash today (a stack overflow aborts the process); `nasty_inputs_never_crash`
 /// skips them, and each has an `#[ignore]`d test below. Once the frontend bounds its recursion, remove
 /// the name from this list and the `#[ignore]` from its test.
-const KNOWN_CRASHES: &[&str] = &[
-    "600 nested `(` in a const expression",
-    "600 nested blocks in a control body",
-];
+const KNOWN_CRASHES: &[&str] = &[];
 
 /// Stack overflow in the AST builder: `parse::Builder::expr` (parse/expr.rs:52) and
 /// `Builder::primary` (parse/expr.rs:143) recurse once per `(`; pest itself parses this depth.
 #[test]
-#[ignore = "known crash: stack overflow in parse::Builder::expr/primary (parse/expr.rs)"]
 fn known_crash_600_nested_parens() {
     assert_nasty_input_ok("600 nested `(` in a const expression");
 }
@@ -1159,7 +1155,6 @@ fn known_crash_600_nested_parens() {
 /// Stack overflow in the AST builder: `parse::Builder::stmt` (parse/stmt.rs:36/49) and
 /// `Builder::block` (parse/stmt.rs:31) recurse once per block.
 #[test]
-#[ignore = "known crash: stack overflow in parse::Builder::stmt/block (parse/stmt.rs)"]
 fn known_crash_600_nested_blocks() {
     assert_nasty_input_ok("600 nested blocks in a control body");
 }

@@ -63,6 +63,7 @@ codes! {
     E0011 = "missing semicolon";
     E0012 = "quantity is not a whole number of base units";
     E0013 = "source is not valid UTF-8";
+    E0014 = "nested too deeply";
     // Names.
     E0101 = "cannot find name";
     E0102 = "name defined more than once";

@@ -55,6 +55,13 @@ pub fn parse_chunk(text: &str, kind: ChunkKind) -> ParsedChunk {
     };
     enable_error_detail();
     let mut builder = Builder::new(text);
+    if let Some(diag) = nesting_limit(text) {
+        return ParsedChunk {
+            ast: error_ast(kind, text),
+            expr_count: 0,
+            diagnostics: vec![diag],
+        };
+    }
     let ast = match SnParser::parse(rule, text) {
         Ok(mut pairs) => {
             let entry = pairs.next();
@@ -92,6 +99,54 @@ pub fn parse_expr(text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
     }
 }
 
+/// The deepest bracket nesting a chunk may have. Real programs stay far below it; the limit keeps
+/// every recursive walk over the AST (here, in the checker and in later stages) within the stack.
+pub const MAX_NESTING: usize = 64;
+
+/// The deepest expression tree the builder keeps (long operator chains nest without brackets).
+pub const MAX_EXPR_DEPTH: u32 = 256;
+
+/// E0014 when brackets (outside comments) nest deeper than [`MAX_NESTING`].
+fn nesting_limit(text: &str) -> Option<Diagnostic> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(bytes.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2 + bytes[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(bytes.len(), |p| p + 2);
+            }
+            b'{' | b'(' | b'[' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(too_deep(Span::new(i, i + 1), "brackets"));
+                }
+            }
+            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn too_deep(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::new(codes::E0014, span, format!("{what} nested too deeply"))
+        .label("the limit is reached here")
+        .note(format!(
+            "scenic accepts at most {MAX_NESTING} levels of brackets and expressions {MAX_EXPR_DEPTH} operators deep"
+        ))
+        .help("split the code into functions or name intermediate values with `let`")
+}
+
 /// Asks pest to record the tokens it expected at the failure point, so E0001 can name them.
 fn enable_error_detail() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -117,6 +172,9 @@ pub(crate) struct Builder<'t> {
     pub(crate) text: &'t str,
     pub(crate) next_expr: u32,
     pub(crate) diags: Vec<Diagnostic>,
+    /// Depth of each expression built so far, by id.
+    depths: Vec<u32>,
+    too_deep_reported: bool,
 }
 
 impl<'t> Builder<'t> {
@@ -125,6 +183,8 @@ impl<'t> Builder<'t> {
             text,
             next_expr: 0,
             diags: Vec::new(),
+            depths: Vec::new(),
+            too_deep_reported: false,
         }
     }
 
@@ -136,9 +196,31 @@ impl<'t> Builder<'t> {
 
     /// A fresh expression node.
     pub(crate) fn mk_expr(&mut self, kind: ExprKind, span: Span) -> Expr {
+        let depth = 1 + expr_children(&kind)
+            .map(|c| self.depth(c.id))
+            .max()
+            .unwrap_or(0);
+        let kind = if depth > MAX_EXPR_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                self.diags.push(too_deep(span, "operators"));
+            }
+            ExprKind::Error
+        } else {
+            kind
+        };
         let id = ExprId(self.next_expr);
         self.next_expr += 1;
+        self.depths.push(if matches!(kind, ExprKind::Error) {
+            1
+        } else {
+            depth
+        });
         Expr { id, kind, span }
+    }
+
+    fn depth(&self, id: ExprId) -> u32 {
+        self.depths.get(id.index()).copied().unwrap_or(1)
     }
 
     /// A name; a reserved word here is reported (E0006) and kept so checking can go on.
@@ -162,6 +244,26 @@ impl<'t> Builder<'t> {
             name: pair.as_str().to_string(),
             span,
         }
+    }
+}
+
+/// The direct sub-expressions of an expression (types and patterns aside).
+fn expr_children(kind: &ExprKind) -> Box<dyn Iterator<Item = &Expr> + '_> {
+    match kind {
+        ExprKind::Field { base, .. } | ExprKind::Cast { value: base, .. } => {
+            Box::new(std::iter::once(&**base))
+        }
+        ExprKind::Unary { operand, .. } => Box::new(std::iter::once(&**operand)),
+        ExprKind::Index { base, index } => Box::new([&**base, &**index].into_iter()),
+        ExprKind::Slice { base, hi, lo } => Box::new([&**base, &**hi, &**lo].into_iter()),
+        ExprKind::Binary { lhs, rhs, .. } => Box::new([&**lhs, &**rhs].into_iter()),
+        ExprKind::Call { callee, args } => Box::new(std::iter::once(&**callee).chain(args.iter())),
+        ExprKind::MethodCall { receiver, args, .. } => {
+            Box::new(std::iter::once(&**receiver).chain(args.iter()))
+        }
+        ExprKind::StructLit { fields, .. } => Box::new(fields.iter().map(|(_, e)| e)),
+        ExprKind::Tuple(items) | ExprKind::Array(items) => Box::new(items.iter()),
+        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Error => Box::new(std::iter::empty()),
     }
 }
 
