@@ -134,9 +134,7 @@ impl<'a> Splitter<'a> {
         self.pos = brace + 1;
         loop {
             if !self.skip_trivia() {
-                self.out
-                    .errors
-                    .push(SplitError::UnclosedBrace(Span::new(brace, brace + 1)));
+                self.unclosed(brace);
                 return;
             }
             if self.bytes[self.pos] == b'}' {
@@ -204,12 +202,24 @@ impl<'a> Splitter<'a> {
         }
         if let Some(&(_, open)) = stack.first() {
             if self.bytes[open] == b'{' {
-                self.out
-                    .errors
-                    .push(SplitError::UnclosedBrace(Span::new(open, open + 1)));
+                self.unclosed(open);
             }
         }
         Stop::Outer(self.bytes.len())
+    }
+
+    /// Records an unclosed `{`, unless an unterminated comment swallowed its `}` (already reported).
+    fn unclosed(&mut self, brace: usize) {
+        let comment_ate_it = self
+            .out
+            .errors
+            .iter()
+            .any(|e| matches!(e, SplitError::UnterminatedComment(_)));
+        if !comment_ate_it {
+            self.out
+                .errors
+                .push(SplitError::UnclosedBrace(Span::new(brace, brace + 1)));
+        }
     }
 
     /// Skips whitespace and comments; false at end of input.

@@ -33,3 +33,25 @@ fn json_lines_carry_locations() {
     assert_eq!(value["column"], 21);
     assert!(value["labels"].as_array().is_some_and(|l| !l.is_empty()));
 }
+
+#[test]
+fn a_standard_module_can_be_imported_whole() {
+    let report = check_source(
+        "m.sn",
+        "use std::net;\nuse std::hash;\nconst T: bit<16> = net::ETHERTYPE_IPV4;\nfn f(x: bit<32>) -> bit<32> { return hash::crc32(x); }\n",
+        CheckOptions::default(),
+    );
+    assert_eq!(report.diagnostics.len(), 0, "{}", report.render_plain());
+}
+
+#[test]
+fn short_names_get_no_far_fetched_suggestions() {
+    let report = check_source(
+        "s.sn",
+        "const G: bit<8> = 1;\nconst H: bit<8> = t;\n",
+        CheckOptions::default(),
+    );
+    let text = report.render_plain();
+    assert!(text.contains("cannot find `t`"), "{text}");
+    assert!(!text.contains("similar spelling"), "{text}");
+}

@@ -6,7 +6,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::span::Span;
 use num_bigint::BigUint;
 use num_rational::BigRational;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::ToPrimitive;
 use pest::iterators::Pair;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
@@ -289,17 +289,19 @@ pub fn fmt_rational(value: &BigRational) -> String {
     if value.is_integer() {
         return value.to_integer().to_string();
     }
-    let whole = value.trunc();
-    let mut frac = (value - &whole).abs();
-    let mut digits = String::new();
-    for _ in 0..6 {
-        frac *= BigRational::from_integer(10.into());
-        let digit = frac.trunc();
-        digits.push_str(&digit.to_integer().to_string());
-        frac -= digit;
-        if frac.is_zero() {
-            break;
-        }
+    // Round to 6 fraction digits, then drop trailing zeros.
+    let scale = BigRational::from_integer(1_000_000.into());
+    let scaled = (value * &scale).round().to_integer();
+    let negative = scaled < 0.into();
+    let magnitude = if negative { -scaled } else { scaled };
+    let whole = &magnitude / 1_000_000;
+    let frac = &magnitude % 1_000_000;
+    let frac_text = format!("{frac:0>6}");
+    let frac_text = frac_text.trim_end_matches('0');
+    let sign = if negative { "-" } else { "" };
+    if frac_text.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{frac_text}")
     }
-    format!("{}.{}", whole.to_integer(), digits)
 }

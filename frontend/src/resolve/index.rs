@@ -238,10 +238,8 @@ impl IndexBuilder<'_> {
     fn item(&mut self, chunk: u32, item: &Item) {
         let (name, kind) = match &item.kind {
             ItemKind::Use(decl) => {
-                self.index.uses.push(UseEntry {
-                    chunk,
-                    decl: decl.clone(),
-                });
+                let decl = super::normalize_use(self.db, self.file, decl);
+                self.index.uses.push(UseEntry { chunk, decl });
                 return;
             }
             ItemKind::Const(c) => (&c.name, DefKind::Const),

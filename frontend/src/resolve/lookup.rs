@@ -99,7 +99,15 @@ pub fn similar_name<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    // One edit per three characters; names of one or two characters only match up to case, since
+    // any single edit turns them into an unrelated name (`t` is not a typo of `G`).
+    let len = name.chars().count();
+    if len < 3 {
+        return candidates
+            .into_iter()
+            .find(|c| *c != name && c.eq_ignore_ascii_case(name));
+    }
+    let limit = len / 3;
     candidates
         .into_iter()
         .filter(|c| *c != name)

@@ -1,6 +1,6 @@
 //! Name resolution: what each name refers to.
 
-use crate::ast::{ItemKind, UseDecl};
+use crate::ast::{ItemKind, UseDecl, UseNames};
 use crate::db::{chunk_ast, chunk_count, ChunkKey, SourceFile};
 use crate::parse::ChunkAst;
 pub mod imports;
@@ -26,7 +26,40 @@ pub fn module_key(importer_name: &str, decl: &UseDecl) -> String {
     crate::driver::module_key_of_path(&path)
 }
 
-/// The module keys of every `use` in `file`.
+/// `use a::b;` imports item `b` of module `a` when `a` exists, and otherwise module `a::b` itself
+/// (so `use std::net;` and `use common;`-style imports of nested modules work). The index stores the
+/// normalised form, so lookups need not care.
+pub fn normalize_use(db: &dyn salsa::Database, file: SourceFile, decl: &UseDecl) -> UseDecl {
+    let UseNames::List(names) = &decl.names else {
+        return decl.clone();
+    };
+    let [single] = names.as_slice() else {
+        return decl.clone();
+    };
+    let exists = |d: &UseDecl| {
+        let key = module_key(file.name(db), d);
+        lookup::module_file(db, &key).is_some()
+            || matches!(key.as_str(), "std::hash" | "std::checksum")
+    };
+    if exists(decl) {
+        return decl.clone();
+    }
+    let mut module = decl.module.clone();
+    module.push(single.clone());
+    let as_module = UseDecl {
+        module_span: decl.module_span.to(single.span),
+        module,
+        names: UseNames::Module,
+    };
+    if exists(&as_module) {
+        as_module
+    } else {
+        decl.clone()
+    }
+}
+
+/// The module keys of every `use` in `file` (for a single imported name, also the key of the
+/// module that name would be).
 pub fn imported_module_keys(db: &dyn salsa::Database, file: SourceFile) -> Vec<String> {
     let mut keys = Vec::new();
     for index in 0..chunk_count(db, file) {
@@ -35,6 +68,18 @@ pub fn imported_module_keys(db: &dyn salsa::Database, file: SourceFile) -> Vec<S
             if let ItemKind::Use(decl) = &item.kind {
                 if !decl.module.is_empty() {
                     keys.push(module_key(file.name(db), decl));
+                }
+                if let UseNames::List(names) = &decl.names {
+                    if let [single] = names.as_slice() {
+                        let mut module = decl.module.clone();
+                        module.push(single.clone());
+                        let nested = UseDecl {
+                            module,
+                            names: UseNames::Module,
+                            module_span: decl.module_span,
+                        };
+                        keys.push(module_key(file.name(db), &nested));
+                    }
                 }
             }
         }

@@ -325,7 +325,10 @@ pub(crate) fn member_sig(cx: &mut Checker<'_>, member: &Member) -> SigKind {
         MemberKind::Out(o) => out_sig(cx, o),
         MemberKind::Const(c) => super::const_sig(cx, c),
         MemberKind::Param(p) => match super::const_sig(cx, p) {
-            SigKind::Const { ty, value } => SigKind::Param { ty, value },
+            SigKind::Const { ty, value } => {
+                param_width(cx, p, &ty);
+                SigKind::Param { ty, value }
+            }
             other => other,
         },
         MemberKind::State(s) => {
@@ -370,6 +373,28 @@ fn errors_sig(cx: &mut Checker<'_>, names: &[Ident]) -> SigKind {
         }
     }
     SigKind::Errors { names: out }
+}
+
+/// A `param` is set by the host through a 64-bit control register, like a CSR.
+fn param_width(cx: &mut Checker<'_>, p: &ConstDecl, ty: &Ty) {
+    let width = match ty {
+        Ty::Bit(n) | Ty::Int(n) => *n,
+        Ty::Fixed(i, f) => i + f,
+        _ => return,
+    };
+    if width > 64 {
+        let span = p.ty.as_ref().map_or(p.name.span, |t| t.span);
+        cx.report(
+            Diagnostic::new(
+                codes::E0407,
+                span,
+                format!("param `{}` is {width} bits wide", p.name.name),
+            )
+            .label("wider than 64 bits")
+            .note("the host sets params through 64-bit control registers, like CSRs")
+            .help("split it into several params of at most 64 bits"),
+        );
+    }
 }
 
 fn csr_sig(cx: &mut Checker<'_>, c: &CsrDecl) -> SigKind {
