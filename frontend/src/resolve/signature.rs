@@ -175,6 +175,8 @@ pub struct Signature {
     pub diags: Vec<Diagnostic>,
     /// Names of members and items the declaration refers to (for unused-member warnings).
     pub uses: Vec<String>,
+    /// Types and constant values of the declaration's expressions (initialisers, table keys).
+    pub infos: crate::typeck::ExprInfos,
 }
 
 fn sig_cycle<'db>(
@@ -186,6 +188,7 @@ fn sig_cycle<'db>(
         kind: SigKind::Cycle,
         diags: Vec::new(),
         uses: Vec::new(),
+        infos: crate::typeck::ExprInfos::default(),
     })
 }
 
@@ -202,6 +205,7 @@ pub fn signature<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<S
         kind,
         diags: std::mem::take(&mut cx.diags),
         uses: cx.summary.used.iter().cloned().collect(),
+        infos: std::mem::take(&mut cx.infos),
     })
 }
 

@@ -19,6 +19,8 @@ pub struct BodyCheck {
     pub diags: Vec<Diagnostic>,
     /// What the container checks need.
     pub summary: Summary,
+    /// Types and constant values of the chunk's expressions (for lowering).
+    pub infos: super::ExprInfos,
 }
 
 /// Checks the bodies in chunk `key`.
@@ -35,6 +37,7 @@ pub fn check_body<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<
     Arc::new(BodyCheck {
         diags: cx.diags,
         summary: cx.summary,
+        infos: cx.infos,
     })
 }
 

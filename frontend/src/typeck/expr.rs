@@ -39,12 +39,14 @@ impl Checker<'_> {
             ExprKind::Array(items) => self.array_lit(items, e.span, expected),
             ExprKind::Error => Typed::error(),
         };
-        match (expected, &typed.ty) {
+        let typed = match (expected, &typed.ty) {
             (Some(target), Ty::IntLit | Ty::DecimalLit) if target.is_numeric() => {
                 self.coerce(typed, target, e.span)
             }
             _ => typed,
-        }
+        };
+        self.record(e, &typed);
+        typed
     }
 
     fn literal(&mut self, lit: &Literal, span: Span) -> Typed {

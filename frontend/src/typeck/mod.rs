@@ -168,6 +168,52 @@ pub struct Checker<'db> {
     /// The width of every slice checked so far, by the span of its bounds: a slice whose bounds use
     /// a loop variable is checked once per unrolled iteration and must keep its width (E0204).
     pub(crate) slice_widths: IndexMap<Span, u32>,
+    /// The type and constant value of every expression checked, by [`crate::ast::ExprId`].
+    pub(crate) infos: ExprInfos,
+}
+
+/// What the checker found for one expression: its type and, when constant, its value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ExprInfo {
+    /// The type (after conversion of a constant to the type its context expects).
+    pub ty: Ty,
+    /// The value, when it is the same constant every time the expression is evaluated (an
+    /// expression inside an unrolled loop that depends on the loop variable has none).
+    pub value: Option<Value>,
+}
+
+/// Expression facts of one chunk, indexed by expression id; later stages (lowering to the IR) read
+/// them instead of re-deriving types.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ExprInfos(pub Vec<Option<ExprInfo>>);
+
+impl ExprInfos {
+    /// The facts about expression `id`, if it was checked.
+    pub fn get(&self, id: crate::ast::ExprId) -> Option<&ExprInfo> {
+        self.0.get(id.index()).and_then(Option::as_ref)
+    }
+
+    /// Records `typed` for `id`; a second, different value (another loop iteration) clears it.
+    fn record(&mut self, id: crate::ast::ExprId, typed: &Typed) {
+        if id.0 == u32::MAX || typed.ty.is_error() {
+            return;
+        }
+        let index = id.index();
+        if self.0.len() <= index {
+            self.0.resize(index + 1, None);
+        }
+        let slot = &mut self.0[index];
+        match slot {
+            Some(info) if info.value != typed.value => info.value = None,
+            Some(_) => {}
+            None => {
+                *slot = Some(ExprInfo {
+                    ty: typed.ty.clone(),
+                    value: typed.value.clone(),
+                })
+            }
+        }
+    }
 }
 
 impl<'db> Checker<'db> {
@@ -192,6 +238,7 @@ impl<'db> Checker<'db> {
             path: PathCounts::new(),
             ended: false,
             slice_widths: IndexMap::new(),
+            infos: ExprInfos::default(),
         }
     }
 
@@ -203,6 +250,11 @@ impl<'db> Checker<'db> {
     /// Whether the chunk is inside a `cc`.
     pub(crate) fn in_cc(&self) -> bool {
         self.container().is_some_and(|c| c.is_cc)
+    }
+
+    /// Records the type and value found for expression `e`.
+    pub(crate) fn record(&mut self, e: &crate::ast::Expr, typed: &Typed) {
+        self.infos.record(e.id, typed);
     }
 
     /// Records a diagnostic.
