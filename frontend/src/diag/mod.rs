@@ -17,7 +17,9 @@ use crate::span::Span;
 use serde::Serialize;
 
 /// Index of a source file in the [`crate::db::Workspace`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub struct FileId(pub u32);
 
 /// Where a label points.

@@ -1,0 +1,26 @@
+//! The scenic IR: what every backend and the interpreter consume.
+//!
+//! A [`Module`] is a set of arenas (cranelift-entity `PrimaryMap`s): header and struct layouts,
+//! functions, stream compute units and congestion controllers. Code lives in [`Body`]s, each with
+//! its own arena of locals and expressions and a tree of statement blocks; source spans sit in side
+//! tables. The IR is built from the checked AST by [`lower`] (no later stage reads the AST), checked
+//! once by the validator, which produces the `ModuleInfo` that backends require, rewritten by passes,
+//! and executed by the reference interpreter — the golden semantics every backend is tested against.
+//!
+//! The IR is designed to take P4_16 programs too: parsers are state machines with select
+//! transitions, tables have match kinds, key expressions, actions with data and const entries, and
+//! controls are structured code, as in P4.
+
+#![deny(missing_docs)]
+
+pub mod body;
+pub mod entities;
+pub mod program;
+pub mod span;
+pub mod types;
+
+pub use body::{Block, Body, Expr, Place, Stmt};
+pub use entities::*;
+pub use program::*;
+pub use span::Span;
+pub use types::{Const, Dimension, Type};
