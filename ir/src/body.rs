@@ -257,6 +257,16 @@ pub enum Expr {
         /// Lowest bit.
         lo: u32,
     },
+    /// `width` bits starting at bit `lo`, where `lo` is computed at run time (an index inside an
+    /// unrolled loop); in range by construction. Constant folding turns it into a `Slice`.
+    SliceDyn {
+        /// The value.
+        base: ExprId,
+        /// The lowest bit, an unsigned value.
+        lo: ExprId,
+        /// The number of bits.
+        width: u32,
+    },
     /// A prefix operator.
     Unary(UnaryOp, ExprId),
     /// A binary operator.
@@ -265,6 +275,8 @@ pub enum Expr {
     Cast(ExprId),
     /// A call of a function.
     Call(FuncId, Vec<ExprId>),
+    /// A direct call of an scu action (outside a table), with its data.
+    CallAction(ActionId, Vec<ExprId>),
     /// An intrinsic.
     Intrinsic(Intrinsic, Vec<ExprId>),
     /// The next `n` bits of the packet, without consuming them (parsers).
@@ -282,7 +294,8 @@ pub enum Expr {
     /// Apply a table: run the chosen action and yield its position in the table's action list.
     Apply(TableId),
     /// The data parameter `param` of the action chosen by the application `apply` (an `Apply`
-    /// expression of this body), read in a `match` arm bound to that action.
+    /// expression of this body), read in a `match` arm bound to that action. `apply` is a reference
+    /// to an expression evaluated earlier, not an operand: it is not evaluated again.
     ActionData {
         /// The table application.
         apply: ExprId,

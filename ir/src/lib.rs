@@ -15,6 +15,7 @@
 
 pub mod body;
 pub mod entities;
+pub mod interp;
 pub mod program;
 pub mod span;
 pub mod types;
@@ -24,3 +25,4 @@ pub use entities::*;
 pub use program::*;
 pub use span::Span;
 pub use types::{Const, Dimension, Type};
+pub mod lower;

@@ -23,7 +23,7 @@ pub enum Dimension {
 }
 
 /// A type in the IR.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Type {
     /// `bit<N>`: unsigned, wraps modulo 2^N.
     Bits(u32),
@@ -55,13 +55,8 @@ pub enum Type {
     /// Which action a table application ran, stored as the action's position in the table (8 bits).
     TableResult(TableId),
     /// No value.
+    #[default]
     Unit,
-}
-
-impl Default for Type {
-    fn default() -> Type {
-        Type::Unit
-    }
 }
 
 impl Type {

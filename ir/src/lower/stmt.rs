@@ -1,0 +1,567 @@
+//! Lowering statements, places and `match`.
+
+use super::expr::BodyCx;
+use super::method::{receiver, Receiver};
+use super::{Lowerer, ScuCx};
+use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Place, Stmt};
+use crate::entities::*;
+use crate::types::{Const, Type};
+use scenic_frontend::ast::{self, ExprKind, PatternKind, StmtKind};
+use scenic_frontend::consteval::Value;
+
+impl Lowerer<'_> {
+    /// Lowers `block` into the body's top-level block.
+    pub(crate) fn lower_block_into(&mut self, bcx: &mut BodyCx, block: &ast::Block, cx: &ScuCx) {
+        let lowered = self.lower_block(bcx, block, cx);
+        bcx.body.block = lowered;
+    }
+
+    /// Lowers a block in its own scope.
+    pub(crate) fn lower_block(
+        &mut self,
+        bcx: &mut BodyCx,
+        block: &ast::Block,
+        cx: &ScuCx,
+    ) -> Block {
+        bcx.push_scope();
+        let mut out = Block::default();
+        for stmt in &block.stmts {
+            self.lower_stmt(bcx, stmt, &mut out, cx);
+        }
+        bcx.pop_scope();
+        out
+    }
+
+    pub(crate) fn lower_stmt(
+        &mut self,
+        bcx: &mut BodyCx,
+        stmt: &ast::Stmt,
+        out: &mut Block,
+        cx: &ScuCx,
+    ) {
+        let span = bcx.span(self.db, stmt.span);
+        let lowered = match &stmt.kind {
+            StmtKind::Let { name, init, .. } => self.lower_let(bcx, name, init, cx),
+            StmtKind::Assign { target, op, value } => {
+                self.lower_assign(bcx, target, *op, value, cx)
+            }
+            StmtKind::Expr(e) => self.lower_effect(bcx, e, cx),
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let c = self.lower_expr(bcx, cond, Some(&Type::Bool), cx);
+                let t = self.lower_block(bcx, then_block, cx);
+                let f = else_block
+                    .as_ref()
+                    .map(|b| self.lower_block(bcx, b, cx))
+                    .unwrap_or_default();
+                Some(Stmt::If(c, t, f))
+            }
+            StmtKind::Match { scrutinee, arms } => Some(self.lower_match(bcx, scrutinee, arms, cx)),
+            StmtKind::For {
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => self.lower_for(bcx, var, start, end, *inclusive, body, cx),
+            StmtKind::Return(value) => {
+                let ret = bcx.ret.clone();
+                Some(Stmt::Return(
+                    value
+                        .as_ref()
+                        .map(|v| self.lower_expr(bcx, v, Some(&ret), cx)),
+                ))
+            }
+            StmtKind::Restart(name) => cx.timers.get(&name.name).map(|t| Stmt::Restart(*t)),
+            StmtKind::Block(b) => Some(Stmt::Block(self.lower_block(bcx, b, cx))),
+            StmtKind::Error => None,
+        };
+        if let Some(s) = lowered {
+            out.push(s, span);
+        }
+    }
+
+    fn lower_let(
+        &mut self,
+        bcx: &mut BodyCx,
+        name: &ast::Ident,
+        init: &ast::Expr,
+        cx: &ScuCx,
+    ) -> Option<Stmt> {
+        let ty = bcx
+            .info(init)
+            .map(|i| self.concrete(&i.ty.clone(), None, cx))
+            .unwrap_or(Type::Unit);
+        let value = self.lower_expr(bcx, init, Some(&ty), cx);
+        if name.name == "_" {
+            return Some(Stmt::Eval(value));
+        }
+        let local = bcx.body.local(name.name.clone(), ty, true);
+        bcx.bind(&name.name, local);
+        Some(Stmt::Let(local, value))
+    }
+
+    fn lower_assign(
+        &mut self,
+        bcx: &mut BodyCx,
+        target: &ast::Expr,
+        op: Option<ast::BinaryOp>,
+        value: &ast::Expr,
+        cx: &ScuCx,
+    ) -> Option<Stmt> {
+        let (place, ty) = self.lower_place(bcx, target, cx)?;
+        let rhs = match op {
+            None => self.lower_expr(bcx, value, Some(&ty), cx),
+            Some(op) => self.lower_binary(bcx, op, target, value, ty.clone(), value, cx),
+        };
+        Some(Stmt::Assign(place, rhs))
+    }
+
+    /// A place and its type.
+    fn lower_place(
+        &mut self,
+        bcx: &mut BodyCx,
+        target: &ast::Expr,
+        cx: &ScuCx,
+    ) -> Option<(Place, Type)> {
+        let ty = bcx.info(target).map(|i| i.ty.clone());
+        let ty = ty.map(|t| self.lower_ty(&t, cx)).unwrap_or(Type::Unit);
+        let place = match &target.kind {
+            ExprKind::Path(p) if p.is_single() => {
+                let name = p.segments[0].name.as_str();
+                if let Some(local) = bcx.lookup(name) {
+                    let lty = bcx.body.locals[local].ty.clone();
+                    return Some((Place::Local(local), lty));
+                }
+                if let Some(&c) = cx.csrs.get(name) {
+                    Place::Csr(c)
+                } else if let Some(&s) = cx.cc_state.get(name) {
+                    Place::CcState(s)
+                } else {
+                    Place::Header {
+                        inst: *cx.instances.get(name)?,
+                        index: None,
+                    }
+                }
+            }
+            ExprKind::Field { base, field } => self.field_place(bcx, base, field, cx)?,
+            ExprKind::Index { base, index } => {
+                if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, target, cx) {
+                    let index = self.lower_expr(bcx, i, None, cx);
+                    return Some((
+                        Place::Header {
+                            inst,
+                            index: Some(index),
+                        },
+                        ty,
+                    ));
+                }
+                let (base_place, _) = self.lower_place(bcx, base, cx)?;
+                let index = self.lower_expr(bcx, index, None, cx);
+                Place::Index(Box::new(base_place), index)
+            }
+            ExprKind::Slice { base, hi, lo } => {
+                let (base_place, _) = self.lower_place(bcx, base, cx)?;
+                let h = bcx
+                    .info(hi)
+                    .and_then(|i| i.value.clone())
+                    .and_then(|v| v.as_u64())? as u32;
+                let l = bcx
+                    .info(lo)
+                    .and_then(|i| i.value.clone())
+                    .and_then(|v| v.as_u64())? as u32;
+                Place::Slice(Box::new(base_place), h, l)
+            }
+            _ => return None,
+        };
+        Some((place, ty))
+    }
+
+    fn field_place(
+        &mut self,
+        bcx: &mut BodyCx,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        cx: &ScuCx,
+    ) -> Option<Place> {
+        if let ExprKind::Path(p) = &base.kind {
+            let name = p.segments[0].name.as_str();
+            if p.is_single() && bcx.lookup(name).is_none() {
+                if name == "meta" {
+                    return Some(Place::Meta(
+                        cx.meta_fields.iter().position(|f| *f == field.name)? as u32,
+                    ));
+                }
+                if let Some(&inst) = cx.instances.get(name) {
+                    let f = self.header_field_index(cx, inst, &field.name);
+                    return Some(Place::HeaderField {
+                        inst,
+                        index: None,
+                        field: f,
+                    });
+                }
+            }
+        }
+        if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, base, cx) {
+            let index = self.lower_expr(bcx, i, None, cx);
+            let f = self.header_field_index(cx, inst, &field.name);
+            return Some(Place::HeaderField {
+                inst,
+                index: Some(index),
+                field: f,
+            });
+        }
+        let (base_place, base_ty) = self.lower_place(bcx, base, cx)?;
+        Some(Place::Field(
+            Box::new(base_place),
+            self.field_position(&base_ty, &field.name),
+        ))
+    }
+
+    /// An expression statement: builtins with effects become statements, the rest `Eval`.
+    fn lower_effect(&mut self, bcx: &mut BodyCx, e: &ast::Expr, cx: &ScuCx) -> Option<Stmt> {
+        match &e.kind {
+            ExprKind::Call { callee, args } => {
+                if let ExprKind::Path(p) = &callee.kind {
+                    if p.is_single() && bcx.lookup(&p.segments[0].name).is_none() {
+                        if let Some(stmt) = self.builtin_stmt(bcx, &p.segments[0].name, args, cx) {
+                            return Some(stmt);
+                        }
+                    }
+                }
+            }
+            ExprKind::MethodCall {
+                receiver: recv,
+                method,
+                args,
+            } => {
+                if let Some(stmt) = self.method_stmt(bcx, recv, &method.name, args, cx) {
+                    return Some(stmt);
+                }
+            }
+            _ => {}
+        }
+        let id = self.lower_expr(bcx, e, None, cx);
+        Some(Stmt::Eval(id))
+    }
+
+    fn builtin_stmt(
+        &mut self,
+        bcx: &mut BodyCx,
+        name: &str,
+        args: &[ast::Expr],
+        cx: &ScuCx,
+    ) -> Option<Stmt> {
+        if cx.functions.contains_key(name) || cx.actions.contains_key(name) {
+            return None;
+        }
+        Some(match name {
+            "drop" => Stmt::Drop,
+            "to_host" => Stmt::ToHost,
+            "to_network" => {
+                Stmt::ToNetwork(self.lower_expr(bcx, args.first()?, Some(&Type::Bits(8)), cx))
+            }
+            "to_scu" => match &args.first()?.kind {
+                ExprKind::Path(p) => Stmt::ToScu(*self.scu_ids.get(&p.last().name)?),
+                _ => return None,
+            },
+            "notify" => {
+                let target = match &args.first()?.kind {
+                    ExprKind::Path(p) if p.last().name == "arm" => NotifyTarget::Arm,
+                    _ => NotifyTarget::Host,
+                };
+                Stmt::Notify(
+                    target,
+                    self.lower_expr(bcx, args.get(1)?, Some(&Type::Bits(32)), cx),
+                )
+            }
+            "pass" => Stmt::Pass(self.lower_expr(bcx, args.first()?, Some(&Type::Bits(512)), cx)),
+            "extract" | "emit" => {
+                let ExprKind::Path(p) = &args.first()?.kind else {
+                    return None;
+                };
+                let inst = *cx.instances.get(&p.last().name)?;
+                if name == "extract" {
+                    Stmt::Extract(inst)
+                } else {
+                    Stmt::Emit(inst)
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn method_stmt(
+        &mut self,
+        bcx: &mut BodyCx,
+        recv: &ast::Expr,
+        method: &str,
+        args: &[ast::Expr],
+        cx: &ScuCx,
+    ) -> Option<Stmt> {
+        match (receiver(bcx, recv, cx)?, method) {
+            (Receiver::Counter(c), "count") => {
+                let index = args.first().map(|i| self.lower_expr(bcx, i, None, cx));
+                Some(Stmt::Count(c, index))
+            }
+            (Receiver::Out(o, index), "push") => {
+                let index = index.map(|i| self.lower_expr(bcx, i, None, cx));
+                let word = self.lower_expr(bcx, args.first()?, Some(&Type::Bits(512)), cx);
+                Some(Stmt::Push(o, index, word))
+            }
+            (Receiver::Header(inst, index), m @ ("set_valid" | "set_invalid")) => {
+                let index = index.map(|i| self.lower_expr(bcx, i, None, cx));
+                Some(Stmt::SetValid(inst, index, m == "set_valid"))
+            }
+            _ => None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn lower_for(
+        &mut self,
+        bcx: &mut BodyCx,
+        var: &ast::Ident,
+        start: &ast::Expr,
+        end: &ast::Expr,
+        inclusive: bool,
+        body: &ast::Block,
+        cx: &ScuCx,
+    ) -> Option<Stmt> {
+        let first = bcx
+            .info(start)
+            .and_then(|i| i.value.clone())
+            .and_then(|v| small(&v))?;
+        let end_v = bcx
+            .info(end)
+            .and_then(|i| i.value.clone())
+            .and_then(|v| small(&v))?;
+        let last = if inclusive { end_v } else { end_v - 1 };
+        let ty = if first < 0 {
+            Type::Int(64)
+        } else {
+            Type::Bits(64)
+        };
+        bcx.push_scope();
+        let local = bcx.body.local(var.name.clone(), ty, false);
+        bcx.bind(&var.name, local);
+        let block = self.lower_block(bcx, body, cx);
+        bcx.pop_scope();
+        Some(Stmt::For {
+            var: local,
+            first,
+            last,
+            body: block,
+        })
+    }
+
+    fn lower_match(
+        &mut self,
+        bcx: &mut BodyCx,
+        scrutinee: &ast::Expr,
+        arms: &[ast::MatchArm],
+        cx: &ScuCx,
+    ) -> Stmt {
+        let on = self.lower_expr(bcx, scrutinee, None, cx);
+        let on_ty = bcx.body.types[on].clone();
+        let mut cases = Vec::new();
+        let mut default = Block::default();
+        for (i, arm) in arms.iter().enumerate() {
+            bcx.push_scope();
+            let mut body = Block::default();
+            let patterns = self.arm_patterns(bcx, &arm.pattern, &on_ty, on, &mut body, cx);
+            for stmt in &arm.body.stmts {
+                self.lower_stmt(bcx, stmt, &mut body, cx);
+            }
+            bcx.pop_scope();
+            let is_last_wildcard =
+                i + 1 == arms.len() && matches!(arm.pattern.kind, PatternKind::Wildcard);
+            if is_last_wildcard {
+                default = body;
+            } else {
+                cases.push(Case { patterns, body });
+            }
+        }
+        Stmt::Switch { on, cases, default }
+    }
+
+    /// The IR patterns of an arm; bindings of table-action data become `Let`s at the top of `body`.
+    fn arm_patterns(
+        &mut self,
+        bcx: &mut BodyCx,
+        pattern: &ast::Pattern,
+        ty: &Type,
+        on: ExprId,
+        body: &mut Block,
+        cx: &ScuCx,
+    ) -> Vec<Pattern> {
+        match &pattern.kind {
+            PatternKind::Or(alts) => alts
+                .iter()
+                .flat_map(|a| self.arm_patterns(bcx, a, ty, on, body, cx))
+                .collect(),
+            PatternKind::Ctor { path, bindings } => {
+                let Type::TableResult(t) = ty else {
+                    return vec![Pattern::Any];
+                };
+                let position = self.action_position(cx, *t, &path.last().name);
+                self.bind_action_data(bcx, on, *t, position, bindings, body, cx);
+                vec![Pattern::Value(Const::from_u64(u64::from(position)))]
+            }
+            _ => vec![self.pattern(bcx, pattern, ty, cx)],
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_action_data(
+        &mut self,
+        bcx: &mut BodyCx,
+        on: ExprId,
+        table: TableId,
+        position: u32,
+        bindings: &[Option<ast::Ident>],
+        body: &mut Block,
+        cx: &ScuCx,
+    ) {
+        let action = cx
+            .table_actions
+            .get(&table)
+            .and_then(|a| a.get(position as usize))
+            .copied();
+        let params = action
+            .map(|a| self.action_param_types(cx, a))
+            .unwrap_or_default();
+        for (k, (binding, pty)) in bindings.iter().zip(params).enumerate() {
+            let Some(b) = binding else { continue };
+            let span = bcx.span(self.db, b.span);
+            let data = bcx.body.add(
+                Expr::ActionData {
+                    apply: on,
+                    action: position,
+                    param: k as u32,
+                },
+                pty.clone(),
+                span,
+            );
+            let local = bcx.body.local(b.name.clone(), pty, false);
+            bcx.bind(&b.name, local);
+            body.push(Stmt::Let(local, data), span);
+        }
+    }
+
+    /// The position of action `name` in table `t`'s action list.
+    pub(crate) fn action_position(&self, cx: &ScuCx, t: TableId, name: &str) -> u32 {
+        cx.table_action_names
+            .get(&t)
+            .and_then(|names| names.iter().position(|n| n == name))
+            .unwrap_or(0) as u32
+    }
+
+    /// A single (non-binding) pattern against a scrutinee of type `ty`.
+    pub(crate) fn pattern(
+        &mut self,
+        bcx: &mut BodyCx,
+        pattern: &ast::Pattern,
+        ty: &Type,
+        cx: &ScuCx,
+    ) -> Pattern {
+        match &pattern.kind {
+            PatternKind::Wildcard => Pattern::Any,
+            PatternKind::Tuple(items) => {
+                let tys = match ty {
+                    Type::Tuple(t) => t.clone(),
+                    _ => Vec::new(),
+                };
+                Pattern::Tuple(
+                    items
+                        .iter()
+                        .zip(tys)
+                        .map(|(p, t)| self.pattern(bcx, p, &t, cx))
+                        .collect(),
+                )
+            }
+            PatternKind::Or(alts) => alts
+                .first()
+                .map_or(Pattern::Any, |a| self.pattern(bcx, a, ty, cx)),
+            PatternKind::Value(e) => self.value_pattern(bcx, e, ty, cx),
+            PatternKind::Masked { value, mask } => Pattern::Mask(
+                self.pattern_const(bcx, value, ty, cx),
+                self.pattern_const(bcx, mask, ty, cx),
+            ),
+            PatternKind::Range { lo, hi, inclusive } => {
+                let lo = self.pattern_const(bcx, lo, ty, cx);
+                let mut hi = self.pattern_const(bcx, hi, ty, cx);
+                if !inclusive {
+                    hi = Const(hi.0.clone().max(num_bigint::BigUint::from(1u32)) - 1u32);
+                }
+                Pattern::Range(lo, hi)
+            }
+            PatternKind::Ctor { .. } => Pattern::Any,
+        }
+    }
+
+    fn value_pattern(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, cx: &ScuCx) -> Pattern {
+        match (&e.kind, ty) {
+            (
+                ExprKind::Lit(ast::Literal::Ipv4 {
+                    addr,
+                    prefix: Some(len),
+                }),
+                _,
+            ) => prefix_pattern(u128::from(*addr), *len, 32),
+            (
+                ExprKind::Lit(ast::Literal::Ipv6 {
+                    addr,
+                    prefix: Some(len),
+                }),
+                _,
+            ) => prefix_pattern(*addr, *len, 128),
+            (ExprKind::Path(p), Type::TableResult(t)) => Pattern::Value(Const::from_u64(
+                u64::from(self.action_position(cx, *t, &p.last().name)),
+            )),
+            (ExprKind::Path(p), Type::ParserError) => {
+                let id = cx.errors.get(&p.last().name).map_or(0, |e| e.as_u32());
+                Pattern::Value(Const::from_u64(u64::from(id)))
+            }
+            (ExprKind::Path(p), Type::Enum(en)) if p.is_single() => {
+                let c = self.module.enums[*en]
+                    .variants
+                    .iter()
+                    .find(|(n, _)| *n == p.last().name)
+                    .map(|(_, c)| c.clone());
+                Pattern::Value(c.unwrap_or(Const::zero()))
+            }
+            _ => Pattern::Value(self.pattern_const(bcx, e, ty, cx)),
+        }
+    }
+
+    /// The constant a pattern value denotes, as a pattern of the scrutinee's type.
+    fn pattern_const(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, _cx: &ScuCx) -> Const {
+        match bcx.info(e).and_then(|i| i.value.clone()) {
+            Some(v) => self.const_of(&v, ty),
+            None => match &e.kind {
+                ExprKind::Lit(ast::Literal::Bool(b)) => Const::from_u64(u64::from(*b)),
+                _ => Const::zero(),
+            },
+        }
+    }
+}
+
+fn small(v: &Value) -> Option<i64> {
+    v.as_int().and_then(|i| i64::try_from(i).ok())
+}
+
+/// A prefix as a value-and-mask pattern.
+pub(crate) fn prefix_pattern(addr: u128, len: u8, bits: u32) -> Pattern {
+    let mask = prefix_mask(u32::from(len), bits);
+    Pattern::Mask(Const(num_bigint::BigUint::from(addr)), mask)
+}
+
+/// The mask of the top `len` bits of a `bits`-bit value.
+pub(crate) fn prefix_mask(len: u32, bits: u32) -> Const {
+    let ones = (num_bigint::BigUint::from(1u32) << len as usize) - 1u32;
+    Const(ones << (bits - len.min(bits)) as usize)
+}
