@@ -15,7 +15,6 @@
 
 pub mod body;
 pub mod entities;
-pub mod interp;
 pub mod program;
 pub mod span;
 pub mod types;
