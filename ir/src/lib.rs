@@ -15,6 +15,7 @@
 
 pub mod body;
 pub mod entities;
+pub mod interp;
 pub mod program;
 pub mod span;
 pub mod types;

@@ -1,0 +1,91 @@
+//! Header fields on the wire: [`read_bits`] and [`write_bits`] at any bit offset, big-endian bit
+//! order (bit 0 of a buffer is the most significant bit of its first byte).
+
+use super::{mask64, nwords, Bits, Repr, MAX_WIDTH};
+
+/// Reads `width <= 64` bits starting at bit `off` of `bytes` (bit 0 = the MSB of byte 0); bytes past
+/// the end read as 0.
+fn read_u64(bytes: &[u8], off: usize, width: usize) -> u64 {
+    if width == 0 {
+        return 0;
+    }
+    if off % 8 == 0 && width % 8 == 0 {
+        let start = off / 8;
+        return (start..start + width / 8).fold(0u64, |acc, i| {
+            (acc << 8) | u64::from(bytes.get(i).copied().unwrap_or(0))
+        });
+    }
+    let end = off + width;
+    let mut v = 0u64;
+    for b in off / 8..=(end - 1) / 8 {
+        let (byte_start, byte_end) = (b * 8, b * 8 + 8);
+        let (lo, hi) = (off.max(byte_start), end.min(byte_end));
+        let byte = u64::from(bytes.get(b).copied().unwrap_or(0));
+        let chunk = (byte >> (byte_end - hi)) & mask64(hi - lo);
+        v |= chunk << (end - hi);
+    }
+    v
+}
+
+/// Writes the low `width <= 64` bits of `v` at bit `off` of `bytes`; bits past the end are dropped.
+fn write_u64(bytes: &mut [u8], off: usize, width: usize, v: u64) {
+    if width == 0 {
+        return;
+    }
+    let end = off + width;
+    for b in off / 8..=(end - 1) / 8 {
+        let Some(slot) = bytes.get_mut(b) else {
+            return;
+        };
+        let (byte_start, byte_end) = (b * 8, b * 8 + 8);
+        let (lo, hi) = (off.max(byte_start), end.min(byte_end));
+        let m = mask64(hi - lo);
+        let chunk = (v >> (end - hi)) & m;
+        let shift = byte_end - hi;
+        *slot = ((u64::from(*slot) & !(m << shift)) | (chunk << shift)) as u8;
+    }
+}
+
+/// The `width` bits of `bytes` starting at bit `bit_offset`, in wire order: bit 0 of the buffer is
+/// the most significant bit of its first byte, and the first bit read becomes the value's most
+/// significant bit. Bits past the end of `bytes` read as 0 (callers check lengths first, e.g. to
+/// reject a packet that is too short).
+pub fn read_bits(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
+    let width = width.min(MAX_WIDTH);
+    let w = width as usize;
+    let Some(end) = bit_offset.checked_add(w) else {
+        return Bits::zero(width);
+    };
+    if w <= 64 {
+        return Bits::small(width, u128::from(read_u64(bytes, bit_offset, w)));
+    }
+    // Little-endian words, the lowest taken from the end of the field.
+    let words = (0..nwords(width))
+        .map(|i| {
+            let chunk = (w - 64 * i).min(64);
+            read_u64(bytes, end - 64 * i - chunk, chunk)
+        })
+        .collect();
+    Bits::from_words(width, words)
+}
+
+/// Writes `value` (all of its width) into `bytes` at bit `bit_offset`, in wire order (see
+/// [`read_bits`]); other bits of the touched bytes are kept. Bits that would land past the end of
+/// `bytes` are dropped.
+pub fn write_bits(bytes: &mut [u8], bit_offset: usize, value: &Bits) {
+    let w = value.width() as usize;
+    let Some(end) = bit_offset.checked_add(w) else {
+        return;
+    };
+    if let Repr::Small { v, .. } = &value.0 {
+        if w <= 64 {
+            write_u64(bytes, bit_offset, w, *v as u64);
+            return;
+        }
+    }
+    let words = value.to_words(nwords(value.width()));
+    for (i, &word) in words.iter().enumerate() {
+        let chunk = (w - 64 * i).min(64);
+        write_u64(bytes, end - 64 * i - chunk, chunk, word);
+    }
+}

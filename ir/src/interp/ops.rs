@@ -1,0 +1,216 @@
+//! The IR's operators and casts on typed values: [`unary`], [`binary`], [`cast`], [`min`], [`max`].
+//!
+//! Values are [`Bits`]; the operand [`Type`] decides how the pattern is read: `int<N>` is two's
+//! complement (signed division, comparisons, saturation and `>>`), `fixed<I,F>` is an unsigned
+//! pattern scaled by 2^-F, and everything else (bit, bool, units, enums) is unsigned. Every result
+//! wraps to its width, as `docs/language.md` §4 defines.
+//!
+//! Preconditions (guaranteed by a validated program): operands of a binary operator have the width
+//! of the operand type, except where [`BinaryOp`] says otherwise (shift amounts, `++`, the right
+//! operand of `MulScaled`/`DivScaled`). Nothing here panics when they do not hold; the results are
+//! then unspecified but of the left operand's width.
+
+use super::bits::Bits;
+use crate::body::{BinaryOp, UnaryOp};
+use crate::entities::EnumId;
+use crate::types::Type;
+use std::cmp::Ordering;
+
+/// What casts need to know about enums, so this module does not need the `Module`.
+///
+/// Any `Fn(EnumId) -> u32` returning the enum's width is an `EnumInfo` whose stored values are
+/// the values `enum as bit<N>` yields.
+pub trait EnumInfo {
+    /// The width of an enum's stored value ([`crate::program::EnumDef::width`]).
+    fn enum_width(&self, e: EnumId) -> u32;
+
+    /// The value `e as bit<N>` converts from (before resizing to N), given the stored value. By
+    /// default the stored value itself; override it if values are stored as variant numbers while
+    /// the representation differs.
+    fn enum_value(&self, e: EnumId, stored: &Bits) -> Bits {
+        let _ = e;
+        stored.clone()
+    }
+}
+
+impl<F: Fn(EnumId) -> u32> EnumInfo for F {
+    fn enum_width(&self, e: EnumId) -> u32 {
+        self(e)
+    }
+}
+
+/// A prefix operator on a value of type `ty`: `Neg` is wrapping two's complement negation (for
+/// fixed values `0 - x`, wrapped), `BitNot` flips every bit, `Not` is the logical not of a bool (a
+/// 1-bit result: 1 when the operand is zero).
+#[inline]
+pub fn unary(op: UnaryOp, ty: &Type, value: &Bits) -> Bits {
+    let _ = ty;
+    match op {
+        UnaryOp::Neg => value.wrapping_neg(),
+        UnaryOp::BitNot => value.bit_not(),
+        UnaryOp::Not => Bits::from_bool(value.is_zero()),
+    }
+}
+
+/// A binary operator; `ty` is the type of `lhs` (and of `rhs`, unless [`BinaryOp`] says otherwise).
+///
+/// The result has `lhs`'s width, except comparisons and `LogicalAnd`/`LogicalOr` (1 bit) and
+/// `Concat` (the sum of the widths). `Mul` and `Div` on a `fixed<I,F>` type are the fixed-point
+/// product and quotient (the same as `MulScaled(F)` and `DivScaled(F)`). `LogicalAnd` and
+/// `LogicalOr` evaluate nothing: short-circuiting is the caller's business.
+pub fn binary(op: BinaryOp, ty: &Type, lhs: &Bits, rhs: &Bits) -> Bits {
+    let signed = ty.is_signed();
+    match op {
+        BinaryOp::Add => lhs.wrapping_add(rhs),
+        BinaryOp::Sub => lhs.wrapping_sub(rhs),
+        BinaryOp::SatAdd if signed => lhs.sadd_sat(rhs),
+        BinaryOp::SatAdd => lhs.uadd_sat(rhs),
+        BinaryOp::SatSub if signed => lhs.ssub_sat(rhs),
+        BinaryOp::SatSub => lhs.usub_sat(rhs),
+        BinaryOp::Mul => match ty {
+            Type::Fixed { frac, .. } => mul_scaled(ty, lhs, rhs, *frac),
+            _ => lhs.wrapping_mul(rhs),
+        },
+        BinaryOp::Div => match ty {
+            Type::Fixed { frac, .. } => div_scaled(ty, lhs, rhs, *frac),
+            _ if signed => lhs.sdiv(rhs),
+            _ => lhs.udiv(rhs),
+        },
+        BinaryOp::Rem if signed => lhs.srem(rhs),
+        BinaryOp::Rem => lhs.urem(rhs),
+        BinaryOp::And => lhs.bit_and(rhs),
+        BinaryOp::Or => lhs.bit_or(rhs),
+        BinaryOp::Xor => lhs.bit_xor(rhs),
+        BinaryOp::Shl => lhs.shl(rhs.to_u32_saturating()),
+        BinaryOp::Shr if signed => lhs.ashr(rhs.to_u32_saturating()),
+        BinaryOp::Shr => lhs.lshr(rhs.to_u32_saturating()),
+        BinaryOp::Concat => lhs.concat(rhs),
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            Bits::from_bool(compare(op, ty, lhs, rhs))
+        }
+        BinaryOp::LogicalAnd => Bits::from_bool(!lhs.is_zero() && !rhs.is_zero()),
+        BinaryOp::LogicalOr => Bits::from_bool(!lhs.is_zero() || !rhs.is_zero()),
+        BinaryOp::MulScaled(frac) => mul_scaled(ty, lhs, rhs, frac),
+        BinaryOp::DivScaled(frac) => div_scaled(ty, lhs, rhs, frac),
+    }
+}
+
+/// The order of two values of type `ty` (signed for `int<N>`, unsigned otherwise).
+#[inline]
+pub fn order(ty: &Type, lhs: &Bits, rhs: &Bits) -> Ordering {
+    if ty.is_signed() {
+        lhs.scmp(rhs)
+    } else {
+        lhs.ucmp(rhs)
+    }
+}
+
+/// A comparison operator (`Eq`, `Ne`, `Lt`, `Le`, `Gt`, `Ge`) as a `bool`; any other operator
+/// gives `false`.
+#[inline]
+pub fn compare(op: BinaryOp, ty: &Type, lhs: &Bits, rhs: &Bits) -> bool {
+    let ord = order(ty, lhs, rhs);
+    match op {
+        BinaryOp::Eq => ord == Ordering::Equal,
+        BinaryOp::Ne => ord != Ordering::Equal,
+        BinaryOp::Lt => ord == Ordering::Less,
+        BinaryOp::Le => ord != Ordering::Greater,
+        BinaryOp::Gt => ord == Ordering::Greater,
+        BinaryOp::Ge => ord != Ordering::Less,
+        _ => false,
+    }
+}
+
+/// `min(a, b)` for two values of type `ty` (signed for `int<N>`).
+#[inline]
+pub fn min(ty: &Type, a: &Bits, b: &Bits) -> Bits {
+    if order(ty, b, a) == Ordering::Less {
+        b.clone()
+    } else {
+        a.clone()
+    }
+}
+
+/// `max(a, b)` for two values of type `ty` (signed for `int<N>`).
+#[inline]
+pub fn max(ty: &Type, a: &Bits, b: &Bits) -> Bits {
+    if order(ty, b, a) == Ordering::Greater {
+        b.clone()
+    } else {
+        a.clone()
+    }
+}
+
+/// `MulScaled(frac)`: `(lhs * rhs) >> frac`, computed exactly, truncated toward zero and wrapped to
+/// `lhs`'s width. `ty` is `lhs`'s type; `rhs` (any width) is unsigned. For a signed `lhs` the
+/// magnitude is scaled and the sign restored, so the truncation is toward zero too.
+pub fn mul_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
+    let lw = lhs.width();
+    let neg = ty.is_signed() && lhs.is_negative();
+    let full = lw.saturating_add(rhs.width());
+    let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
+    let product = mag
+        .zext(full)
+        .wrapping_mul(&rhs.zext(full))
+        .lshr(frac)
+        .trunc(lw);
+    if neg {
+        product.wrapping_neg()
+    } else {
+        product
+    }
+}
+
+/// `DivScaled(frac)`: `(lhs << frac) / rhs`, computed exactly, truncated toward zero and wrapped to
+/// `lhs`'s width; division by zero gives 0. `ty` is `lhs`'s type; `rhs` (any width) is unsigned;
+/// a signed `lhs` divides its magnitude, as in [`mul_scaled`].
+pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
+    let lw = lhs.width();
+    let neg = ty.is_signed() && lhs.is_negative();
+    let w = lw.saturating_add(frac).max(rhs.width());
+    let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
+    let quotient = mag.zext(w).shl(frac).udiv(&rhs.zext(w)).trunc(lw);
+    if neg {
+        quotient.wrapping_neg()
+    } else {
+        quotient
+    }
+}
+
+/// `value as to`, where `value` has type `from` (`docs/language.md` §4.9):
+///
+/// - `fixed<I,F>` → `fixed<J,G>`: the fraction truncated toward zero, the integer part wrapped;
+/// - `fixed<I,F>` → an integer type: the integer part, wrapped;
+/// - an integer type → `fixed<I,F>`: the integer value, wrapped modulo 2^I;
+/// - otherwise the pattern is sign-extended (from `int<N>`) or zero-extended (from anything else)
+///   or truncated to the target's width: bit↔bit, int↔int, bit↔int, bool↔`bit<1>` (a wider value
+///   cast to `bool` keeps its low bit), units ↔ `bit<64>`, enum → bit (through
+///   [`EnumInfo::enum_value`]).
+///
+/// A cast to a non-scalar type returns the value unchanged.
+pub fn cast(value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits {
+    let Some(to_w) = to.scalar_width(|e| enums.enum_width(e)) else {
+        return value.clone();
+    };
+    if let (Type::Fixed { frac: f, .. }, Type::Fixed { frac: g, .. }) = (from, to) {
+        // (k·2^(g-f)) mod 2^to_w: the bits that shift past to_w are dropped either way.
+        return if g >= f {
+            value.resize(to_w).shl(g - f)
+        } else {
+            value.lshr(f - g).resize(to_w)
+        };
+    }
+    let resized = match from {
+        Type::Fixed { frac, .. } => value.lshr(*frac).resize(to_w),
+        Type::Enum(e) => enums.enum_value(*e, value).resize(to_w),
+        Type::Int(_) => value.sext(to_w),
+        _ => value.resize(to_w),
+    };
+    match to {
+        Type::Fixed { frac, .. } => resized.shl(*frac),
+        _ => resized,
+    }
+}
+
+#[cfg(test)]
+mod tests;
