@@ -110,6 +110,11 @@ impl Session {
         session
     }
 
+    /// The files the user gave, in order.
+    pub fn roots(&self) -> &[SourceFile] {
+        &self.roots
+    }
+
     /// The database, for queries.
     pub fn db(&self) -> &Database {
         &self.db

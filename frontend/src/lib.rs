@@ -16,6 +16,7 @@ pub mod parse;
 pub mod resolve;
 pub mod span;
 pub mod split;
+pub mod stack;
 pub mod stdlib;
 pub mod typeck;
 

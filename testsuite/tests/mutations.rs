@@ -1175,18 +1175,14 @@ fn assert_nasty_input_ok(name: &str) {
 /// Nasty inputs that crash today (a stack overflow aborts the process); `nasty_inputs_never_crash`
 /// skips them, and each has an `#[ignore]`d test below. Once the frontend bounds its recursion, remove
 /// the name from this list and the `#[ignore]` from its test.
-const KNOWN_CRASHES: &[&str] = &[
-    "600 `else if` arms",
-    "300 constants, each defined by the next",
-];
+const KNOWN_CRASHES: &[&str] = &[];
 
 /// Stack overflow in the AST builder: `parse::Builder::if_stmt` (parse/stmt.rs:129, its closure at
 /// :132) and `Builder::stmt` (parse/stmt.rs:41) recurse once per `else if` arm. From 446 arms on a
 /// 2 MiB stack in the test profile (`scenicc check`, 8 MiB main thread: from ~2,000); from ~1,085 arms
 /// pest's stack guard reports a bogus E0001 on this valid code instead.
 #[test]
-#[ignore = "known crash: stack overflow in parse::Builder::if_stmt (parse/stmt.rs)"]
-fn known_crash_600_else_if_arms() {
+fn else_if_chains_600_long_do_not_crash() {
     assert_nasty_input_ok("600 `else if` arms");
 }
 
@@ -1196,8 +1192,7 @@ fn known_crash_600_else_if_arms() {
 /// `note_use` (typeck/mod.rs:328) → the signature of the next constant. From 165 constants on a 2 MiB
 /// stack in the test profile; `scenicc check` (8 MiB main thread) aborts from 663.
 #[test]
-#[ignore = "known crash: stack overflow in nested resolve::signature queries (const_sig)"]
-fn known_crash_300_constants_each_defined_by_the_next() {
+fn constant_chains_300_long_do_not_crash() {
     assert_nasty_input_ok("300 constants, each defined by the next");
 }
 

@@ -34,6 +34,11 @@ impl<'t> Builder<'t> {
 
     /// Any statement pair.
     pub(crate) fn stmt(&mut self, pair: Pair<'t, Rule>) -> Stmt {
+        // `else if` chains nest one level per arm without brackets.
+        crate::stack::grow(|| self.stmt_inner(pair))
+    }
+
+    fn stmt_inner(&mut self, pair: Pair<'t, Rule>) -> Stmt {
         let span = span_of(&pair);
         let rule = pair.as_rule();
         let kind = match rule {

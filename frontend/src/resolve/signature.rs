@@ -195,6 +195,12 @@ fn sig_cycle<'db>(
 /// The signature of chunk `key`.
 #[salsa::tracked(returns(clone), cycle_result = sig_cycle)]
 pub fn signature<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<Signature> {
+    // A constant defined by another constant computes that one's signature first: long chains
+    // recurse deeply, so grow the stack on the heap when it runs low.
+    crate::stack::grow(|| signature_of(db, key))
+}
+
+fn signature_of<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<Signature> {
     let parsed = chunk_ast(db, key);
     let mut cx = Checker::new(db, key.file(db), key.index(db), BodyKind::Const);
     let kind = match &parsed.ast {

@@ -64,16 +64,17 @@ impl ContainerCx<'_> {
         }
     }
 
-    fn member(&self, chunk: u32) -> Option<crate::ast::Member> {
-        match &chunk_ast(self.db, ChunkKey::new(self.db, self.file, chunk)).ast {
-            ChunkAst::Member(m) => Some(m.clone()),
-            ChunkAst::Item(_) => None,
-        }
+    /// The parse of a chunk (borrowed through the `Arc`: ASTs can be deep, so never cloned).
+    fn parsed(&self, chunk: u32) -> std::sync::Arc<crate::parse::ParsedChunk> {
+        chunk_ast(self.db, ChunkKey::new(self.db, self.file, chunk))
     }
 
     /// A span over the first word of a member, for labels.
     fn head_span(&self, chunk: u32) -> Span {
-        let len = self.member(chunk).map_or(1, |m| keyword(&m.kind).len());
+        let len = match &self.parsed(chunk).ast {
+            ChunkAst::Member(m) => keyword(&m.kind).len(),
+            ChunkAst::Item(_) => 1,
+        };
         Span::new(0, len)
     }
 
@@ -82,7 +83,8 @@ impl ContainerCx<'_> {
         let is_cc = self.container.is_cc;
         let mut misplaced_chunks = Vec::new();
         for &chunk in &self.container.chunks {
-            let Some(member) = self.member(chunk) else {
+            let parsed = self.parsed(chunk);
+            let ChunkAst::Member(member) = &parsed.ast else {
                 continue;
             };
             let word = keyword(&member.kind);

@@ -20,7 +20,7 @@ mod name;
 mod ops;
 mod parser;
 mod pattern;
-mod records;
+pub mod records;
 mod stmt;
 mod table;
 mod unknown;

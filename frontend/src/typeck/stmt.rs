@@ -36,6 +36,10 @@ impl Checker<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        crate::stack::grow(|| self.stmt_inner(stmt))
+    }
+
+    fn stmt_inner(&mut self, stmt: &Stmt) {
         match &stmt.kind {
             StmtKind::Let {
                 name,

@@ -42,7 +42,8 @@ impl Lowerer<'_> {
     }
 
     fn declare_cc_member(&mut self, file: SourceFile, chunk: u32, cc: &mut Cc, cx: &mut ScuCx) {
-        let Some(member) = self.member(file, chunk) else {
+        let parsed = self.ast(file, chunk);
+        let scenic_frontend::parse::ChunkAst::Member(member) = &parsed.ast else {
             return;
         };
         let sig = sig_of(self.db, file, chunk);
@@ -104,7 +105,8 @@ impl Lowerer<'_> {
     }
 
     fn define_cc_member(&mut self, file: SourceFile, chunk: u32, cc: &mut Cc, cx: &ScuCx) {
-        let Some(member) = self.member(file, chunk) else {
+        let parsed = self.ast(file, chunk);
+        let scenic_frontend::parse::ChunkAst::Member(member) = &parsed.ast else {
             return;
         };
         match &member.kind {

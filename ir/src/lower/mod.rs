@@ -21,7 +21,6 @@ mod types;
 use crate::entities::*;
 use crate::program::*;
 use scenic_frontend::db::{chunk_ast, ChunkKey, SourceFile};
-use scenic_frontend::parse::ChunkAst;
 use scenic_frontend::resolve::index::{module_index, Container};
 use scenic_frontend::types::DefId;
 use scenic_frontend::Session;
@@ -154,18 +153,6 @@ impl<'db> Lowerer<'db> {
         chunk: u32,
     ) -> std::sync::Arc<scenic_frontend::parse::ParsedChunk> {
         chunk_ast(self.db, ChunkKey::new(self.db, file, chunk))
-    }
-
-    /// The member AST of a chunk, if it is a member.
-    pub(crate) fn member(
-        &self,
-        file: SourceFile,
-        chunk: u32,
-    ) -> Option<scenic_frontend::ast::Member> {
-        match &self.ast(file, chunk).ast {
-            ChunkAst::Member(m) => Some(m.clone()),
-            ChunkAst::Item(_) => None,
-        }
     }
 
     /// Records an internal error at a chunk-relative span of `file`'s chunk.

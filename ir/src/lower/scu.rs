@@ -73,10 +73,7 @@ impl Lowerer<'_> {
         }
         // Tables first: bodies that apply them need their action lists.
         let (tables, others): (Vec<u32>, Vec<u32>) = container.chunks.iter().partition(|&&c| {
-            matches!(
-                self.member(file, c).map(|m| m.kind),
-                Some(MemberKind::Table(_))
-            )
+            matches!(&self.ast(file, c).ast, scenic_frontend::parse::ChunkAst::Member(m) if matches!(m.kind, MemberKind::Table(_)))
         });
         for chunk in tables.into_iter().chain(others) {
             self.define_member(file, chunk, &mut scu, &mut cx);
@@ -87,7 +84,8 @@ impl Lowerer<'_> {
 
     /// Pass 1: ids and outsides.
     fn declare_member(&mut self, file: SourceFile, chunk: u32, scu: &mut Scu, cx: &mut ScuCx) {
-        let Some(member) = self.member(file, chunk) else {
+        let parsed = self.ast(file, chunk);
+        let scenic_frontend::parse::ChunkAst::Member(member) = &parsed.ast else {
             return;
         };
         let sig = sig_of(self.db, file, chunk);
@@ -321,7 +319,8 @@ impl Lowerer<'_> {
 
     /// Pass 2: bodies.
     fn define_member(&mut self, file: SourceFile, chunk: u32, scu: &mut Scu, cx: &mut ScuCx) {
-        let Some(member) = self.member(file, chunk) else {
+        let parsed = self.ast(file, chunk);
+        let scenic_frontend::parse::ChunkAst::Member(member) = &parsed.ast else {
             return;
         };
         match &member.kind {
@@ -431,7 +430,8 @@ impl Lowerer<'_> {
         chunk: u32,
         cx: ScuCx,
     ) {
-        let Some(member_or_item) = self.fn_decl(file, chunk) else {
+        let parsed = self.ast(file, chunk);
+        let Some(member_or_item) = fn_decl(&parsed) else {
             return;
         };
         let mut bcx = BodyCx::new(file, chunk, self.db);
@@ -442,19 +442,6 @@ impl Lowerer<'_> {
         bcx.ret = self.module.functions[id].ret.clone();
         self.lower_block_into(&mut bcx, &member_or_item.body, &cx);
         self.module.functions[id].body = bcx.finish();
-    }
-
-    fn fn_decl(&self, file: SourceFile, chunk: u32) -> Option<scenic_frontend::ast::FnDecl> {
-        match &self.ast(file, chunk).ast {
-            scenic_frontend::parse::ChunkAst::Member(m) => match &m.kind {
-                MemberKind::Fn(f) | MemberKind::Action(f) => Some(f.clone()),
-                _ => None,
-            },
-            scenic_frontend::parse::ChunkAst::Item(item) => match &item.kind {
-                scenic_frontend::ast::ItemKind::Fn(f) => Some(f.clone()),
-                _ => None,
-            },
-        }
     }
 
     /// Declares parameters of an action or function body.
@@ -492,5 +479,19 @@ fn placeholder_table(name: &str) -> Table {
         const_entries: Vec::new(),
         is_const: false,
         span: Default::default(),
+    }
+}
+
+/// The function or action declared by a chunk, borrowed (ASTs are never cloned: they can be deep).
+fn fn_decl(parsed: &scenic_frontend::parse::ParsedChunk) -> Option<&scenic_frontend::ast::FnDecl> {
+    match &parsed.ast {
+        scenic_frontend::parse::ChunkAst::Member(m) => match &m.kind {
+            MemberKind::Fn(f) | MemberKind::Action(f) => Some(f),
+            _ => None,
+        },
+        scenic_frontend::parse::ChunkAst::Item(item) => match &item.kind {
+            scenic_frontend::ast::ItemKind::Fn(f) => Some(f),
+            _ => None,
+        },
     }
 }
