@@ -4,5 +4,20 @@
 //! and [`intrinsics`] the standard library's hashes and checksums.
 
 pub mod bits;
+pub mod cc;
+pub mod context;
+mod effects;
+mod eval;
+pub mod exec;
+pub mod frame;
 pub mod intrinsics;
 pub mod ops;
+pub mod packet;
+pub mod runtime;
+pub mod state;
+pub mod stream;
+pub mod value;
+
+pub use context::{Destination, Exec, Notification};
+pub use packet::PacketOutcome;
+pub use runtime::Machine;

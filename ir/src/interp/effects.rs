@@ -1,0 +1,204 @@
+//! Statements with effects outside the body (outputs, notifications, counters, extraction), table
+//! application and action calls.
+
+use super::bits::{read_bits, Bits};
+use super::context::{Destination, Exec, Notification};
+use super::frame::Frame;
+use super::value::Value;
+use crate::body::{NotifyTarget, Stmt};
+use crate::entities::*;
+use crate::program::CounterKind;
+use cranelift_entity::EntityRef;
+
+impl Exec<'_> {
+    /// Runs a statement with effects (everything but control flow and assignment).
+    pub fn effect(&mut self, frame: &mut Frame<'_>, stmt: &Stmt) {
+        match stmt {
+            Stmt::ToHost => self.effects.copies.push(Destination::Host),
+            Stmt::ToNetwork(port) => {
+                let port = self.eval(frame, *port).bits().to_u64() as u8;
+                self.effects.copies.push(Destination::Network(port));
+            }
+            Stmt::ToScu(scu) => self.effects.copies.push(Destination::Scu(*scu)),
+            Stmt::Notify(target, value) => {
+                let value = self.eval(frame, *value).bits().to_u64() as u32;
+                let note = Notification {
+                    time_ns: self.now_ns,
+                    source: self.source_name(),
+                    to_arm: *target == NotifyTarget::Arm,
+                    value,
+                };
+                self.effects.notifications.push(note);
+            }
+            Stmt::Pass(word) => {
+                let word = self.eval(frame, *word).into_bits();
+                self.effects.passes.push(word);
+            }
+            Stmt::Push(out, index, word) => {
+                let i = index.map_or(0, |e| self.eval(frame, e).bits().to_u128() as usize);
+                let word = self.eval(frame, *word).into_bits();
+                self.effects.pushes.push((*out, i, word));
+            }
+            Stmt::Count(counter, index) => {
+                let i = index.map_or(0, |e| self.eval(frame, e).bits().to_u128() as usize);
+                self.count(*counter, i);
+            }
+            Stmt::Extract(inst) => self.extract(*inst),
+            Stmt::Emit(inst) => self.emit(*inst),
+            Stmt::SetValid(inst, index, valid) => {
+                let i = self.index_of(frame, *index);
+                let mut h = self.zero_header(*inst, *valid);
+                if !*valid {
+                    h = self.header(*inst, i);
+                    h.valid = false;
+                }
+                self.set_header(*inst, i, h);
+            }
+            Stmt::Restart(timer) => self.effects.restarts.push(*timer),
+            _ => {}
+        }
+    }
+
+    fn count(&mut self, counter: CounterId, i: usize) {
+        let len = self.packet.as_ref().map_or(0, |p| p.data.len() as u64);
+        let Some(s) = self.scu.as_mut() else { return };
+        let kind = s.def.counters[counter].kind;
+        if let Some(cell) =
+            s.rt.counters
+                .get_mut(counter.index())
+                .and_then(|c| c.get_mut(i))
+        {
+            if kind != CounterKind::Bytes {
+                cell.packets += 1;
+            }
+            if kind != CounterKind::Packets {
+                cell.bytes += len;
+            }
+        }
+    }
+
+    /// Extracts the next header: reject with `packet_too_short` when the packet ends first, and with
+    /// `stack_overflow` when a stack is full.
+    fn extract(&mut self, inst: InstId) {
+        let Some(scu) = &self.scu else { return };
+        let layout = &self.module.headers[scu.def.instances[inst].header];
+        let stack = scu.def.instances[inst].stack;
+        let bits = layout.bits as usize;
+        let Some(p) = self.packet.as_mut() else {
+            return;
+        };
+        let element = if stack.is_some() {
+            p.filled.get(inst.index()).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        if stack.is_some_and(|n| element >= n as usize) {
+            self.parse_error = Some("stack_overflow");
+            return;
+        }
+        if p.cursor + bits > p.data.len() * 8 {
+            self.parse_error = Some("packet_too_short");
+            return;
+        }
+        let fields = layout
+            .fields
+            .iter()
+            .map(|f| {
+                read_bits(
+                    p.data,
+                    p.cursor + f.offset as usize,
+                    super::value::width_of(&f.ty, self.module),
+                )
+            })
+            .collect();
+        if let Some(slot) = p
+            .headers
+            .get_mut(inst.index())
+            .and_then(|v| v.get_mut(element))
+        {
+            slot.valid = true;
+            slot.fields = fields;
+        }
+        if stack.is_some() {
+            if let Some(n) = p.filled.get_mut(inst.index()) {
+                *n += 1;
+            }
+        }
+        p.cursor += bits;
+        let name = scu.def.instances[inst].name.clone();
+        self.effects
+            .trace(|| format!("extract {name} ({} bytes)", bits / 8));
+    }
+
+    /// Appends a valid header (each valid element of a stack) to the output being deparsed.
+    fn emit(&mut self, inst: InstId) {
+        let Some(scu) = &self.scu else { return };
+        let layout = &self.module.headers[scu.def.instances[inst].header];
+        let Some(p) = &self.packet else { return };
+        let Some(elements) = p.headers.get(inst.index()) else {
+            return;
+        };
+        for h in elements.iter().filter(|h| h.valid) {
+            let mut bytes = vec![0u8; layout.bits as usize / 8];
+            for (field, value) in layout.fields.iter().zip(&h.fields) {
+                super::bits::write_bits(&mut bytes, field.offset as usize, value);
+            }
+            self.emitted.extend_from_slice(&bytes);
+        }
+    }
+
+    /// Applies a table: looks it up, runs the chosen action, returns its position and data.
+    pub fn apply(&mut self, t: TableId) -> (u32, Vec<Bits>) {
+        let Some(scu) = &self.scu else {
+            return (0, Vec::new());
+        };
+        let table = &scu.def.tables[t];
+        let module = self.module;
+        let cache = self.caches.get(&table.key_body, module);
+        let mut key_frame = Frame::new(&table.key_body, cache, module);
+        let key: Vec<Bits> = table
+            .keys
+            .iter()
+            .map(|k| self.eval(&mut key_frame, k.expr).into_bits())
+            .collect();
+        let Some(scu) = self.scu.as_mut() else {
+            return (0, Vec::new());
+        };
+        let state = &mut scu.rt.tables[t.index()];
+        let (position, args, hit) = match state.lookup(&key) {
+            Some(entry) => (entry.action, entry.args.clone(), true),
+            None => (state.default.0, state.default.1.clone(), false),
+        };
+        let action = table.actions.get(position as usize).copied();
+        let table_name = table.name.clone();
+        self.effects.trace(|| {
+            let keys: Vec<String> = key.iter().map(|k| format!("{k}")).collect();
+            format!(
+                "table {table_name} key ({}) {} -> action #{position}",
+                keys.join(", "),
+                if hit { "hit" } else { "miss" }
+            )
+        });
+        if let Some(action) = action {
+            self.run_action(action, args.clone());
+        }
+        (position, args)
+    }
+
+    /// Runs an action's body with its data.
+    pub fn run_action(&mut self, action: ActionId, args: Vec<Bits>) {
+        let Some(scu) = &self.scu else { return };
+        let def = &scu.def.actions[action];
+        let module = self.module;
+        if def.body.block.stmts.is_empty() {
+            return;
+        }
+        let cache = self.caches.get(&def.body, module);
+        let mut frame = Frame::new(&def.body, cache, module);
+        for (i, a) in args.into_iter().enumerate() {
+            frame.set_param(i, Value::Bits(a));
+        }
+        // `drop()` inside the action marks the effects; the caller's block stops on it.
+        let _ = self.block(&mut frame, &def.body.block);
+    }
+}

@@ -1,0 +1,418 @@
+//! The machine: run-time state of every scu and cc of a module, and the host-side API (CSRs,
+//! table entries, counters, virtual time).
+
+use super::bits::Bits;
+use super::context::{Effects, Exec, Notification};
+use super::frame::Caches;
+use super::state::{compile_match, Bucket, EntryError, MapState, RtEntry, TableState};
+use super::value::{width_of, Value};
+use crate::entities::*;
+use crate::program::{KeyMatch, Module, Scu};
+use cranelift_entity::EntityRef;
+use std::collections::{BTreeMap, HashMap};
+
+/// A counter cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterCell {
+    /// Packets counted.
+    pub packets: u64,
+    /// Bytes counted.
+    pub bytes: u64,
+}
+
+/// Per-scu statistics for summaries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScuStats {
+    /// Packets processed.
+    pub packets_in: u64,
+    /// Copies sent.
+    pub copies_out: u64,
+    /// Dropped packets by reason.
+    pub drops: BTreeMap<String, u64>,
+}
+
+/// The state of one scu.
+#[derive(Debug)]
+pub struct ScuRuntime {
+    /// CSR and param values.
+    pub csrs: Vec<Bits>,
+    /// Tables.
+    pub tables: Vec<TableState>,
+    /// Maps.
+    pub maps: Vec<MapState>,
+    /// Counters.
+    pub counters: Vec<Vec<CounterCell>>,
+    /// Meters.
+    pub meters: Vec<Vec<Bucket>>,
+    /// Next firing time of each `every` block.
+    pub every_next: Vec<u64>,
+    /// Statistics.
+    pub stats: ScuStats,
+    /// Bytes pushed to each output element and not yet transferred.
+    pub out_buffers: HashMap<(OutId, usize), Vec<u8>>,
+}
+
+/// The state of one flow of a cc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CcFlow {
+    /// State variables.
+    pub state: Vec<Value>,
+    /// For each timer: the next firing time (time timers) or the bytes counted so far (byte
+    /// counters).
+    pub timers: Vec<u64>,
+}
+
+/// The state of one cc.
+#[derive(Debug)]
+pub struct CcRuntime {
+    /// Host-set parameter values.
+    pub params: Vec<Bits>,
+    /// Flows seen so far.
+    pub flows: BTreeMap<u64, CcFlow>,
+}
+
+/// The interpreter for one module.
+pub struct Machine<'m> {
+    pub(crate) module: &'m Module,
+    pub(crate) caches: Caches,
+    /// Scu states by `ScuId`.
+    pub scus: Vec<ScuRuntime>,
+    /// Cc states by `CcId`.
+    pub ccs: Vec<CcRuntime>,
+    /// Every notification raised so far.
+    pub notifications: Vec<Notification>,
+    /// Record per-packet traces.
+    pub trace: bool,
+    /// When time started (the first event's time).
+    pub(crate) start_ns: Option<u64>,
+    /// The latest time seen.
+    pub(crate) now_ns: u64,
+}
+
+impl<'m> Machine<'m> {
+    /// A machine with every scu and cc in its initial state.
+    pub fn new(module: &'m Module) -> Machine<'m> {
+        let scus = module
+            .scus
+            .values()
+            .map(|s| scu_runtime(module, s))
+            .collect();
+        let ccs = module
+            .ccs
+            .values()
+            .map(|c| CcRuntime {
+                params: c
+                    .params
+                    .values()
+                    .map(|p| Bits::from_biguint(width_of(&p.ty, module), &p.default.0))
+                    .collect(),
+                flows: BTreeMap::new(),
+            })
+            .collect();
+        Machine {
+            module,
+            caches: Caches::default(),
+            scus,
+            ccs,
+            notifications: Vec::new(),
+            trace: false,
+            start_ns: None,
+            now_ns: 0,
+        }
+    }
+
+    /// The module.
+    pub fn module(&self) -> &'m Module {
+        self.module
+    }
+
+    /// The scu named `name`.
+    pub fn scu_by_name(&self, name: &str) -> Option<ScuId> {
+        self.module
+            .scus
+            .iter()
+            .find(|(_, s)| s.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// The cc named `name`.
+    pub fn cc_by_name(&self, name: &str) -> Option<CcId> {
+        self.module
+            .ccs
+            .iter()
+            .find(|(_, c)| c.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// Sets a CSR or param by name (the host's `set_csr`); the value keeps its low bits.
+    pub fn set_csr(&mut self, scu: ScuId, name: &str, value: &num_bigint::BigUint) -> bool {
+        let Some(def) = self.module.scus.get(scu) else {
+            return false;
+        };
+        let Some((id, csr)) = def.csrs.iter().find(|(_, c)| c.name == name) else {
+            return false;
+        };
+        self.scus[scu.index()].csrs[id.index()] =
+            Bits::from_biguint(width_of(&csr.ty, self.module), value);
+        true
+    }
+
+    /// A CSR's value by name.
+    pub fn csr(&self, scu: ScuId, name: &str) -> Option<Bits> {
+        let def = self.module.scus.get(scu)?;
+        let (id, _) = def.csrs.iter().find(|(_, c)| c.name == name)?;
+        self.scus[scu.index()].csrs.get(id.index()).cloned()
+    }
+
+    /// A counter cell by name.
+    pub fn counter(&self, scu: ScuId, name: &str, index: usize) -> Option<CounterCell> {
+        let def = self.module.scus.get(scu)?;
+        let (id, _) = def.counters.iter().find(|(_, c)| c.name == name)?;
+        self.scus[scu.index()]
+            .counters
+            .get(id.index())?
+            .get(index)
+            .copied()
+    }
+
+    /// Adds a run-time entry to a table: one match per key, the action by name, its data.
+    pub fn add_entry(
+        &mut self,
+        scu: ScuId,
+        table: &str,
+        keys: &[KeyMatch],
+        action: &str,
+        args: &[num_bigint::BigUint],
+        priority: u64,
+    ) -> Result<(), AddEntryError> {
+        let module = self.module;
+        let def = module
+            .scus
+            .get(scu)
+            .ok_or(AddEntryError::NoSuchTable(table.into()))?;
+        let (tid, t) = def
+            .tables
+            .iter()
+            .find(|(_, t)| t.name == table)
+            .ok_or(AddEntryError::NoSuchTable(table.into()))?;
+        if keys.len() != t.keys.len() {
+            return Err(AddEntryError::KeyCount {
+                expected: t.keys.len(),
+                found: keys.len(),
+            });
+        }
+        let position = t
+            .actions
+            .iter()
+            .position(|a| def.actions[*a].name == action)
+            .ok_or_else(|| AddEntryError::NoSuchAction(action.into()))?;
+        let widths: Vec<u32> = t.keys.iter().map(|k| width_of(&k.ty, module)).collect();
+        let entry = RtEntry {
+            keys: keys
+                .iter()
+                .zip(&widths)
+                .map(|(m, w)| compile_match(m, *w))
+                .collect(),
+            action: position as u32,
+            args: action_args(module, def, t.actions[position], args),
+            priority,
+            constant: false,
+        };
+        if t.is_const {
+            return Err(AddEntryError::Entry(EntryError::Constant));
+        }
+        self.scus[scu.index()].tables[tid.index()]
+            .insert(entry)
+            .map_err(AddEntryError::Entry)
+    }
+
+    /// Sets a table's default action by name.
+    pub fn set_default(
+        &mut self,
+        scu: ScuId,
+        table: &str,
+        action: &str,
+        args: &[num_bigint::BigUint],
+    ) -> Result<(), AddEntryError> {
+        let module = self.module;
+        let def = module
+            .scus
+            .get(scu)
+            .ok_or(AddEntryError::NoSuchTable(table.into()))?;
+        let (tid, t) = def
+            .tables
+            .iter()
+            .find(|(_, t)| t.name == table)
+            .ok_or(AddEntryError::NoSuchTable(table.into()))?;
+        let position = t
+            .actions
+            .iter()
+            .position(|a| def.actions[*a].name == action)
+            .ok_or_else(|| AddEntryError::NoSuchAction(action.into()))?;
+        let data = action_args(module, def, t.actions[position], args);
+        self.scus[scu.index()].tables[tid.index()].default = (position as u32, data);
+        Ok(())
+    }
+
+    /// Advances virtual time to `now_ns`, running every `every` block (and cc timer) that comes due;
+    /// returns the notifications they raised.
+    pub fn advance_time(&mut self, now_ns: u64) -> Vec<Notification> {
+        let start = *self.start_ns.get_or_insert(now_ns);
+        self.now_ns = self.now_ns.max(now_ns);
+        let mut raised = Vec::new();
+        let module = self.module;
+        for (id, def) in module.scus.iter() {
+            for (k, every) in def.every.iter().enumerate() {
+                let period = every.period_ns.max(1);
+                loop {
+                    let rt = &mut self.scus[id.index()];
+                    let next = match rt.every_next.get(k).copied() {
+                        Some(0) | None => start + period,
+                        Some(n) => n,
+                    };
+                    if next > now_ns {
+                        rt.every_next[k] = next;
+                        break;
+                    }
+                    rt.every_next[k] = next + period;
+                    raised.extend(self.run_every(id, def, &every.body, next));
+                }
+            }
+        }
+        raised.extend(self.advance_cc_timers(now_ns));
+        self.notifications.extend(raised.iter().cloned());
+        raised
+    }
+
+    fn run_every(
+        &mut self,
+        id: ScuId,
+        def: &'m Scu,
+        body: &crate::body::Body,
+        at: u64,
+    ) -> Vec<Notification> {
+        let rt = &mut self.scus[id.index()];
+        let mut exec = Exec {
+            module: self.module,
+            caches: &mut self.caches,
+            scu: Some(super::context::ScuRef { def, id, rt }),
+            cc: None,
+            packet: None,
+            beat: None,
+            now_ns: at,
+            flow_id: 0,
+            effects: Effects::default(),
+            parse_error: None,
+            emitted: Vec::new(),
+        };
+        exec.run_body(body, &[]);
+        exec.effects.notifications
+    }
+}
+
+/// Why a table entry could not be added.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AddEntryError {
+    /// No table of that name.
+    #[error("no table named `{0}`")]
+    NoSuchTable(String),
+    /// No action of that name in the table.
+    #[error("the table has no action `{0}`")]
+    NoSuchAction(String),
+    /// Wrong number of key matches.
+    #[error("the table has {expected} key(s), the entry gives {found}")]
+    KeyCount {
+        /// Keys of the table.
+        expected: usize,
+        /// Matches given.
+        found: usize,
+    },
+    /// The table refused it.
+    #[error("{0}")]
+    Entry(EntryError),
+}
+
+fn action_args(
+    module: &Module,
+    def: &Scu,
+    action: ActionId,
+    args: &[num_bigint::BigUint],
+) -> Vec<Bits> {
+    let body = &def.actions[action].body;
+    body.params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| Bits::from_biguint(width_of(&body.locals[*p].ty, module), a))
+        .collect()
+}
+
+fn scu_runtime(module: &Module, s: &Scu) -> ScuRuntime {
+    let tables = s
+        .tables
+        .values()
+        .map(|t| {
+            let widths: Vec<u32> = t.keys.iter().map(|k| width_of(&k.ty, module)).collect();
+            let position = t
+                .actions
+                .iter()
+                .position(|a| *a == t.default.0)
+                .unwrap_or(0) as u32;
+            let default_args = action_args(
+                module,
+                s,
+                t.default.0,
+                &t.default.1.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+            );
+            let entries = t
+                .const_entries
+                .iter()
+                .map(|e| RtEntry {
+                    keys: e
+                        .keys
+                        .iter()
+                        .zip(&widths)
+                        .map(|(m, w)| compile_match(m, *w))
+                        .collect(),
+                    action: e.action,
+                    args: t.actions.get(e.action as usize).map_or(Vec::new(), |a| {
+                        action_args(
+                            module,
+                            s,
+                            *a,
+                            &e.args.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+                        )
+                    }),
+                    priority: u64::from(e.priority),
+                    constant: true,
+                })
+                .collect();
+            TableState::new(t, (position, default_args), entries)
+        })
+        .collect();
+    ScuRuntime {
+        csrs: s
+            .csrs
+            .values()
+            .map(|c| Bits::from_biguint(width_of(&c.ty, module), &c.init.0))
+            .collect(),
+        tables,
+        maps: s
+            .maps
+            .values()
+            .map(|m| MapState::new(m.kind, m.size))
+            .collect(),
+        counters: s
+            .counters
+            .values()
+            .map(|c| vec![CounterCell::default(); c.size as usize])
+            .collect(),
+        meters: s
+            .meters
+            .values()
+            .map(|m| (0..m.size).map(|_| Bucket::new(m.rate, m.burst)).collect())
+            .collect(),
+        every_next: vec![0; s.every.len()],
+        stats: ScuStats::default(),
+        out_buffers: HashMap::new(),
+    }
+}

@@ -1,0 +1,406 @@
+//! State that persists across packets: table entries, maps, counters and meters.
+//!
+//! Lookup semantics (the golden ones, documented in `docs/language.md`): an exact-only table is a
+//! hash map; a table with an `lpm` key and no ternary/range key picks the longest prefix (ties: the
+//! earliest entry); a table with a ternary or range key picks the matching entry with the lowest
+//! priority number, constant entries before run-time ones, and an `lpm` key acts as a mask there.
+
+use super::bits::Bits;
+use super::value::Value;
+use crate::program::{KeyMatch, MapKind, MatchKind, Table};
+use std::collections::{HashMap, VecDeque};
+
+/// One key element of an entry, compiled for matching.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyTest {
+    /// Equal to the value.
+    Exact(Bits),
+    /// `x & mask == value & mask` (ternary, and lpm as a mask); the prefix length for lpm.
+    Masked(Bits, Bits, u32),
+    /// `lo <= x <= hi` (unsigned).
+    Range(Bits, Bits),
+    /// Anything.
+    Any,
+}
+
+impl KeyTest {
+    fn matches(&self, x: &Bits) -> bool {
+        match self {
+            KeyTest::Exact(v) => v == x,
+            KeyTest::Masked(v, m, _) => x.bit_and(m) == v.bit_and(m),
+            KeyTest::Range(lo, hi) => !x.ult(lo) && !hi.ult(x),
+            KeyTest::Any => true,
+        }
+    }
+
+    /// The number of significant bits (prefix length of an lpm test).
+    fn prefix(&self) -> u32 {
+        match self {
+            KeyTest::Masked(_, _, len) => *len,
+            KeyTest::Exact(v) => v.width(),
+            _ => 0,
+        }
+    }
+}
+
+/// An installed entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RtEntry {
+    /// One test per key.
+    pub keys: Vec<KeyTest>,
+    /// The action's position in the table.
+    pub action: u32,
+    /// The action data.
+    pub args: Vec<Bits>,
+    /// Lower wins (ternary/range tables).
+    pub priority: u64,
+    /// Whether it was compiled in (cannot be removed by the host).
+    pub constant: bool,
+}
+
+/// How a table is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Strategy {
+    Exact,
+    LongestPrefix,
+    Priority,
+}
+
+/// The run-time state of a table.
+#[derive(Clone, Debug)]
+pub struct TableState {
+    strategy: Strategy,
+    /// Entries in search order (for `Exact`, unordered).
+    entries: Vec<RtEntry>,
+    exact: HashMap<Vec<Bits>, usize>,
+    /// The default action and its data.
+    pub default: (u32, Vec<Bits>),
+    /// Capacity.
+    pub size: u64,
+    /// Hits and misses, for summaries.
+    pub hits: u64,
+    /// Misses.
+    pub misses: u64,
+}
+
+/// Why an entry could not be added.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// The table is full.
+    #[error("table is full ({0} entries)")]
+    Full(u64),
+    /// The table is constant.
+    #[error("the table has only constant entries")]
+    Constant,
+    /// An exact table already has an entry with these keys.
+    #[error("an entry with the same keys exists")]
+    Duplicate,
+}
+
+impl TableState {
+    /// The state of `table` with its constant entries (already compiled) installed.
+    pub fn new(
+        table: &Table,
+        default: (u32, Vec<Bits>),
+        const_entries: Vec<RtEntry>,
+    ) -> TableState {
+        let kinds: Vec<MatchKind> = table.keys.iter().map(|k| k.kind).collect();
+        let strategy = if kinds
+            .iter()
+            .any(|k| matches!(k, MatchKind::Ternary | MatchKind::Range))
+        {
+            Strategy::Priority
+        } else if kinds.contains(&MatchKind::Lpm) {
+            Strategy::LongestPrefix
+        } else {
+            Strategy::Exact
+        };
+        let mut state = TableState {
+            strategy,
+            entries: Vec::new(),
+            exact: HashMap::new(),
+            default,
+            size: table.size,
+            hits: 0,
+            misses: 0,
+        };
+        for entry in const_entries {
+            // The checker rejects duplicate constant keys, so this cannot fail.
+            let _ = state.insert_unchecked(entry);
+        }
+        state
+    }
+
+    /// Adds an entry (host or test); fails when full or duplicate.
+    pub fn insert(&mut self, entry: RtEntry) -> Result<(), EntryError> {
+        if self.entries.len() as u64 >= self.size {
+            return Err(EntryError::Full(self.size));
+        }
+        self.insert_unchecked(entry)
+    }
+
+    fn insert_unchecked(&mut self, entry: RtEntry) -> Result<(), EntryError> {
+        match self.strategy {
+            Strategy::Exact => {
+                let key: Vec<Bits> = entry.keys.iter().map(exact_value).collect();
+                if self.exact.contains_key(&key) {
+                    return Err(EntryError::Duplicate);
+                }
+                self.exact.insert(key, self.entries.len());
+                self.entries.push(entry);
+            }
+            Strategy::LongestPrefix => {
+                let len = prefix_len(&entry);
+                let at = self
+                    .entries
+                    .iter()
+                    .position(|e| prefix_len(e) < len)
+                    .unwrap_or(self.entries.len());
+                self.entries.insert(at, entry);
+            }
+            Strategy::Priority => {
+                let rank = |e: &RtEntry| (!e.constant, e.priority);
+                let at = self
+                    .entries
+                    .iter()
+                    .position(|e| rank(e) > rank(&entry))
+                    .unwrap_or(self.entries.len());
+                self.entries.insert(at, entry);
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every run-time entry.
+    pub fn clear_runtime(&mut self) {
+        self.entries.retain(|e| e.constant);
+        self.rebuild_exact();
+    }
+
+    fn rebuild_exact(&mut self) {
+        self.exact.clear();
+        if self.strategy == Strategy::Exact {
+            for (i, e) in self.entries.iter().enumerate() {
+                self.exact
+                    .insert(e.keys.iter().map(exact_value).collect(), i);
+            }
+        }
+    }
+
+    /// The entry matching `key`, if any.
+    pub fn lookup(&mut self, key: &[Bits]) -> Option<&RtEntry> {
+        let found = match self.strategy {
+            Strategy::Exact => self.exact.get(key).copied(),
+            _ => self
+                .entries
+                .iter()
+                .position(|e| e.keys.iter().zip(key).all(|(t, x)| t.matches(x))),
+        };
+        match found {
+            Some(i) => {
+                self.hits += 1;
+                self.entries.get(i)
+            }
+            None => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Number of installed entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no entry is installed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+fn exact_value(t: &KeyTest) -> Bits {
+    match t {
+        KeyTest::Exact(v) | KeyTest::Masked(v, _, _) | KeyTest::Range(v, _) => v.clone(),
+        KeyTest::Any => Bits::zero(1),
+    }
+}
+
+fn prefix_len(e: &RtEntry) -> u32 {
+    e.keys.iter().map(KeyTest::prefix).sum()
+}
+
+/// Compiles a key match of a `width`-bit key.
+pub fn compile_match(m: &KeyMatch, width: u32) -> KeyTest {
+    let b = |c: &crate::types::Const| Bits::from_biguint(width, &c.0);
+    match m {
+        KeyMatch::Exact(v) => KeyTest::Exact(b(v)),
+        KeyMatch::Lpm(v, len) => {
+            let len = (*len).min(width);
+            let mask = if len == 0 {
+                Bits::zero(width)
+            } else {
+                Bits::ones(width).shl(width - len)
+            };
+            KeyTest::Masked(b(v).bit_and(&mask), mask, len)
+        }
+        KeyMatch::Ternary(v, m) => {
+            let mask = b(m);
+            KeyTest::Masked(b(v).bit_and(&mask), mask, 0)
+        }
+        KeyMatch::Range(lo, hi) => KeyTest::Range(b(lo), b(hi)),
+        KeyMatch::Any => KeyTest::Any,
+    }
+}
+
+/// The run-time state of a map.
+#[derive(Clone, Debug)]
+pub struct MapState {
+    kind: MapKind,
+    size: u64,
+    values: HashMap<Bits, Value>,
+    /// Recency order for LRU maps: (key, stamp); stale pairs are skipped.
+    order: VecDeque<(Bits, u64)>,
+    stamps: HashMap<Bits, u64>,
+    clock: u64,
+    /// Inserts that failed because the map was full.
+    pub failed_inserts: u64,
+}
+
+impl MapState {
+    /// An empty map.
+    pub fn new(kind: MapKind, size: u64) -> MapState {
+        MapState {
+            kind,
+            size,
+            values: HashMap::new(),
+            order: VecDeque::new(),
+            stamps: HashMap::new(),
+            clock: 0,
+            failed_inserts: 0,
+        }
+    }
+
+    fn touch(&mut self, key: &Bits) {
+        if self.kind == MapKind::LruHash {
+            self.clock += 1;
+            self.stamps.insert(key.clone(), self.clock);
+            self.order.push_back((key.clone(), self.clock));
+        }
+    }
+
+    /// `get`: the value, or `None` when absent (the caller supplies the zero value).
+    pub fn get(&mut self, key: &Bits) -> Option<Value> {
+        let found = self.values.get(key).cloned();
+        if found.is_some() {
+            self.touch(key);
+        }
+        found
+    }
+
+    /// `contains` (does not refresh recency).
+    pub fn contains(&self, key: &Bits) -> bool {
+        match self.kind {
+            MapKind::Array => key.to_u128() < u128::from(self.size),
+            _ => self.values.contains_key(key),
+        }
+    }
+
+    /// `insert`: false when it does not fit.
+    pub fn insert(&mut self, key: Bits, value: Value) -> bool {
+        if self.kind == MapKind::Array && key.to_u128() >= u128::from(self.size) {
+            self.failed_inserts += 1;
+            return false;
+        }
+        if !self.values.contains_key(&key) && self.values.len() as u64 >= self.size {
+            match self.kind {
+                MapKind::LruHash => self.evict(),
+                _ => {
+                    self.failed_inserts += 1;
+                    return false;
+                }
+            }
+        }
+        self.touch(&key);
+        self.values.insert(key, value);
+        true
+    }
+
+    fn evict(&mut self) {
+        while let Some((key, stamp)) = self.order.pop_front() {
+            if self.stamps.get(&key) == Some(&stamp) {
+                self.stamps.remove(&key);
+                self.values.remove(&key);
+                return;
+            }
+        }
+    }
+
+    /// `remove`: whether the key was present (array maps zero the cell).
+    pub fn remove(&mut self, key: &Bits) -> bool {
+        self.stamps.remove(key);
+        match self.kind {
+            MapKind::Array => {
+                let present = key.to_u128() < u128::from(self.size);
+                self.values.remove(key);
+                present
+            }
+            _ => self.values.remove(key).is_some(),
+        }
+    }
+
+    /// Number of stored entries.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the map holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// One token bucket, in exact integer arithmetic: tokens are kept in byte·bit/s units so that
+/// refilling by `elapsed_ns * rate_bps` needs no division.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// Rate in bit/s (`None`: not configured, never exceeds).
+    pub rate: Option<u64>,
+    /// Burst in bytes.
+    pub burst: u64,
+    tokens: u128,
+    last_ns: Option<u64>,
+}
+
+const SCALE: u128 = 8_000_000_000; // bytes * 8 bits * 1e9 ns/s
+
+impl Bucket {
+    /// A full bucket.
+    pub fn new(rate: Option<u64>, burst: Option<u64>) -> Bucket {
+        let burst = burst.unwrap_or(0);
+        Bucket {
+            rate,
+            burst,
+            tokens: u128::from(burst) * SCALE,
+            last_ns: None,
+        }
+    }
+
+    /// Whether a packet of `len` bytes at time `now` exceeds the bucket; conforming packets take
+    /// their tokens, exceeding ones take none.
+    pub fn exceeds(&mut self, len: u64, now_ns: u64) -> bool {
+        let Some(rate) = self.rate else { return false };
+        let capacity = u128::from(self.burst) * SCALE;
+        if let Some(last) = self.last_ns {
+            let elapsed = u128::from(now_ns.saturating_sub(last));
+            self.tokens = (self.tokens + elapsed * u128::from(rate)).min(capacity);
+        }
+        self.last_ns = Some(now_ns.max(self.last_ns.unwrap_or(0)));
+        let cost = u128::from(len) * SCALE;
+        if cost > self.tokens {
+            return true;
+        }
+        self.tokens -= cost;
+        false
+    }
+}
