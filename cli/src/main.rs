@@ -8,6 +8,8 @@
 //! Exit codes: 0 success (warnings allowed), 1 the program has errors, 2 usage errors and I/O problems.
 
 mod check;
+mod compile;
+mod emit;
 mod explain;
 mod output;
 
@@ -76,6 +78,11 @@ enum Command {
         ("Diagnostics as JSON lines on stdout", "scenicc check --message-format json src/*.sn"),
     ]))]
     Check(check::CheckArgs),
+    /// Print a compiler artifact (the IR, ...) to stdout.
+    #[command(after_help = examples(&[
+        ("Print the IR of a program", "scenicc emit ir examples/l3_router.sn"),
+    ]))]
+    Emit(emit::EmitArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
     #[command(after_help = examples(&[
         ("Explain a code (case does not matter)", "scenicc explain E0202"),
@@ -107,6 +114,7 @@ fn main() -> ExitCode {
     let deny_warnings = global.deny.iter().any(|lint| lint == "warnings");
     match &cli.command {
         Command::Check(args) => check::run(args, &output, deny_warnings),
+        Command::Emit(args) => emit::run(args, &output, deny_warnings),
         Command::Explain(args) => explain::run(args, &output),
     }
 }

@@ -293,3 +293,23 @@ fn color_always_colours_diagnostics_and_summary() {
     assert!(err.contains("\u{1b}["), "{err}");
     assert!(err.contains("could not check"), "{err}");
 }
+
+#[test]
+fn emit_ir_prints_the_lowered_program() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scenicc"))
+        .args([
+            "emit",
+            "ir",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/l3_router.sn"),
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("scu0 \"l3_router\" on slow_path"), "{text}");
+    assert!(text.contains("table0 \"routes\""), "{text}");
+}

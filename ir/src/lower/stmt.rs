@@ -526,7 +526,7 @@ impl Lowerer<'_> {
                 let id = cx.errors.get(&p.last().name).map_or(0, |e| e.as_u32());
                 Pattern::Value(Const::from_u64(u64::from(id)))
             }
-            (ExprKind::Path(p), Type::Enum(en)) if p.is_single() => {
+            (ExprKind::Path(p), Type::Enum(en)) => {
                 let c = self.module.enums[*en]
                     .variants
                     .iter()

@@ -1,0 +1,39 @@
+//! The front half every building subcommand shares: read a program, check it, lower it to the IR.
+//!
+//! Diagnostics are printed as `check` prints them; a program with errors stops here with exit code 1
+//! (2 when the file cannot be read).
+
+use crate::output::{self, Output};
+use crate::{EXIT_ERRORS, EXIT_USAGE};
+use scenic_frontend::{CheckOptions, Session};
+use scenic_ir::Module;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Checks and lowers `path`; on failure the exit code to return (diagnostics already printed).
+pub fn lower(path: &Path, output: &Output, deny_warnings: bool) -> Result<Module, ExitCode> {
+    let mut session = Session::new();
+    output.progress(&format!("compiling {}", path.display()));
+    if let Err(err) = session.add_path(path) {
+        output.message(output::Level::Error, &err.to_string());
+        return Err(ExitCode::from(EXIT_USAGE));
+    }
+    let report = session.check(CheckOptions { deny_warnings });
+    output.diagnostics(&report);
+    if report.error_count() > 0 {
+        let names = [path.display().to_string()];
+        if let Some((level, line)) =
+            output::check_summary(&names, report.error_count(), report.warning_count())
+        {
+            output.summary(level, &line);
+        }
+        return Err(ExitCode::from(EXIT_ERRORS));
+    }
+    match scenic_ir::lower::lower_file(session.db(), session.roots()[0]) {
+        Ok(module) => Ok(module),
+        Err(err) => {
+            output.message(output::Level::Error, &err.to_string());
+            Err(ExitCode::from(EXIT_ERRORS))
+        }
+    }
+}
