@@ -151,12 +151,20 @@ impl Bits {
     }
 
     /// The low `width` bits of `v`'s two's complement (sign-extended for widths above 128).
+    #[inline]
     pub fn from_i128(width: u32, v: i128) -> Bits {
         if width <= SMALL {
-            return Bits::small(width, v as u128);
+            Bits::small(width, v as u128)
+        } else {
+            Bits::from_i128_wide(width, v)
         }
+    }
+
+    /// [`Bits::from_i128`] for widths above 128.
+    #[inline(never)]
+    fn from_i128_wide(width: u32, v: i128) -> Bits {
         let fill = if v < 0 { u64::MAX } else { 0 };
-        let mut words = vec![fill; nwords(width.min(MAX_WIDTH))];
+        let mut words = vec![fill; nwords(width.min(MAX_WIDTH)).max(2)];
         words[0] = v as u64;
         words[1] = ((v as u128) >> 64) as u64;
         Bits::from_words(width, words)
@@ -320,7 +328,17 @@ impl Bits {
     }
 
     /// Sign-extends to `width` (truncates if `width` is smaller).
+    #[inline]
     pub fn sext(&self, width: u32) -> Bits {
+        match &self.0 {
+            Repr::Small { width: w, v } if width <= SMALL => Bits::small(width, sx(*v, *w) as u128),
+            _ => self.sext_wide(width),
+        }
+    }
+
+    /// [`Bits::sext`] from or to more than 128 bits.
+    #[inline(never)]
+    fn sext_wide(&self, width: u32) -> Bits {
         let w = self.width();
         if width <= w || !self.is_negative() {
             return self.resize(width);

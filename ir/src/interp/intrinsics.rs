@@ -10,7 +10,7 @@
 //! The byte-level functions ([`crc32`], [`crc16`], [`murmur3_32`], [`toeplitz`],
 //! [`ones_complement`], [`checksum_update`]) are public for the packet path and for tests.
 
-use super::bits::Bits;
+use super::bits::{write_bits, Bits};
 use super::ops;
 use crate::body::Intrinsic;
 use crate::types::Type;
@@ -50,18 +50,25 @@ pub fn call(intrinsic: Intrinsic, ty: &Type, args: &[Bits]) -> Bits {
 }
 
 /// Calls `f` with the bytes of `value`, most significant first, padded with zero bits on the right
-/// to a multiple of `unit` bits (8 or 16). Values of at most 128 bits use a stack buffer.
+/// to a multiple of `unit` bits (8 or 16). Values of at most 1024 bits use a stack buffer.
+#[inline]
 fn with_bytes<R>(value: &Bits, unit: u32, f: impl FnOnce(&[u8]) -> R) -> R {
     let w = value.width();
     let padded = w.div_ceil(unit).saturating_mul(unit);
-    let pad = padded - w;
+    let n = (padded / 8) as usize;
     if padded <= 128 {
-        let n = (padded / 8) as usize;
-        let aligned = value.to_u128().checked_shl(pad).unwrap_or(0);
+        let aligned = value.to_u128().checked_shl(padded - w).unwrap_or(0);
         let buf = aligned.to_be_bytes();
         return f(&buf[16 - n..]);
     }
-    f(&value.zext(padded).shl(pad).to_bytes_be())
+    if n <= 128 {
+        let mut buf = [0u8; 128];
+        write_bits(&mut buf[..n], 0, value);
+        return f(&buf[..n]);
+    }
+    let mut buf = vec![0u8; n];
+    write_bits(&mut buf, 0, value);
+    f(&buf)
 }
 
 /// A 256-entry table for a reflected CRC with the reflected polynomial `poly`.
@@ -81,8 +88,25 @@ const fn crc_table(poly: u32) -> [u32; 256] {
     table
 }
 
-/// CRC-32 (IEEE 802.3) table: 0x04C11DB7 reflected.
-static CRC32_TABLE: [u32; 256] = crc_table(0xEDB8_8320);
+/// Slicing-by-8 tables for CRC-32: `t[k][b]` is the CRC of byte b followed by k zero bytes.
+const fn crc32_tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    t[0] = crc_table(0xEDB8_8320);
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// CRC-32 (IEEE 802.3) tables: 0x04C11DB7 reflected, sliced by 8.
+static CRC32_TABLES: [[u32; 256]; 8] = crc32_tables();
 
 /// CRC-16/ARC table: 0x8005 reflected.
 static CRC16_TABLE: [u32; 256] = crc_table(0xA001);
@@ -90,8 +114,24 @@ static CRC16_TABLE: [u32; 256] = crc_table(0xA001);
 /// CRC-32 of IEEE 802.3: reflected, polynomial 0x04C11DB7, initial value and final XOR 0xFFFFFFFF.
 /// `crc32(b"123456789") == 0xCBF43926`.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    !bytes.iter().fold(u32::MAX, |crc, &b| {
-        CRC32_TABLE[((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8)
+    let t = &CRC32_TABLES;
+    let mut crc = u32::MAX;
+    let mut blocks = bytes.chunks_exact(8);
+    for block in &mut blocks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(block);
+        let lo = u32::from_le_bytes([word[0], word[1], word[2], word[3]]) ^ crc;
+        crc = t[7][(lo & 0xff) as usize]
+            ^ t[6][((lo >> 8) & 0xff) as usize]
+            ^ t[5][((lo >> 16) & 0xff) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][usize::from(word[4])]
+            ^ t[2][usize::from(word[5])]
+            ^ t[1][usize::from(word[6])]
+            ^ t[0][usize::from(word[7])];
+    }
+    !blocks.remainder().iter().fold(crc, |crc, &b| {
+        t[0][((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8)
     })
 }
 
@@ -147,9 +187,9 @@ pub fn toeplitz(data: &[u8], key: &[u8]) -> u32 {
     let mut result = 0u32;
     for (i, &byte) in data.iter().enumerate() {
         for b in 0..8 {
-            if byte & (0x80 >> b) != 0 {
-                result ^= (window >> (32 - b)) as u32;
-            }
+            // All ones when bit b (from the most significant) of the byte is set: no branch.
+            let take = 0u32.wrapping_sub(u32::from((byte >> (7 - b)) & 1));
+            result ^= (window >> (32 - b)) as u32 & take;
         }
         window = (window << 8) | key_byte(i + 8);
     }

@@ -58,6 +58,7 @@ pub fn unary(op: UnaryOp, ty: &Type, value: &Bits) -> Bits {
 /// `Concat` (the sum of the widths). `Mul` and `Div` on a `fixed<I,F>` type are the fixed-point
 /// product and quotient (the same as `MulScaled(F)` and `DivScaled(F)`). `LogicalAnd` and
 /// `LogicalOr` evaluate nothing: short-circuiting is the caller's business.
+#[inline]
 pub fn binary(op: BinaryOp, ty: &Type, lhs: &Bits, rhs: &Bits) -> Bits {
     let signed = ty.is_signed();
     match op {
@@ -148,6 +149,13 @@ pub fn mul_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let lw = lhs.width();
     let neg = ty.is_signed() && lhs.is_negative();
     let full = lw.saturating_add(rhs.width());
+    if full <= 128 {
+        // The exact product fits a u128.
+        let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
+        let product = mag.to_u128().wrapping_mul(rhs.to_u128());
+        let scaled = Bits::from_u128(lw, product.checked_shr(frac).unwrap_or(0));
+        return if neg { scaled.wrapping_neg() } else { scaled };
+    }
     let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
     let product = mag
         .zext(full)
@@ -169,6 +177,16 @@ pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let neg = ty.is_signed() && lhs.is_negative();
     let w = lw.saturating_add(frac).max(rhs.width());
     let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
+    if w <= 128 {
+        // The shifted dividend fits a u128.
+        let num = mag.to_u128().checked_shl(frac).unwrap_or(0);
+        let quotient = Bits::from_u128(lw, num.checked_div(rhs.to_u128()).unwrap_or(0));
+        return if neg {
+            quotient.wrapping_neg()
+        } else {
+            quotient
+        };
+    }
     let quotient = mag.zext(w).shl(frac).udiv(&rhs.zext(w)).trunc(lw);
     if neg {
         quotient.wrapping_neg()
@@ -188,7 +206,19 @@ pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
 ///   [`EnumInfo::enum_value`]).
 ///
 /// A cast to a non-scalar type returns the value unchanged.
+#[inline]
 pub fn cast(value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits {
+    match (from, to) {
+        (Type::Bits(_) | Type::Bool | Type::Quantity(_), Type::Bits(n) | Type::Int(n)) => {
+            value.resize(*n)
+        }
+        (Type::Int(_), Type::Bits(n) | Type::Int(n)) => value.sext(*n),
+        _ => cast_general(value, from, to, enums),
+    }
+}
+
+/// [`cast`] from or to fixed-point, enum, bool and unit types.
+fn cast_general(value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits {
     let Some(to_w) = to.scalar_width(|e| enums.enum_width(e)) else {
         return value.clone();
     };

@@ -7,25 +7,40 @@ use std::cmp::Ordering;
 
 impl Bits {
     /// Applies a binary word operation to two operands of equal width (`rhs` resized first if not).
-    #[inline]
+    /// The inline case is inlined into every operation; the rest is out of line.
+    #[inline(always)]
     fn zip(
         &self,
         rhs: &Bits,
         small: impl FnOnce(u128, u128) -> u128,
         big: impl FnOnce(&[u64], &[u64]) -> Vec<u64>,
     ) -> Bits {
+        if let (Repr::Small { width, v: a }, Repr::Small { width: wb, v: b }) = (&self.0, &rhs.0) {
+            if width == wb {
+                return Bits::small(*width, small(*a, *b));
+            }
+        }
+        self.zip_slow(rhs, small, big)
+    }
+
+    /// [`Bits::zip`] for wide values and unequal widths.
+    #[inline(never)]
+    fn zip_slow(
+        &self,
+        rhs: &Bits,
+        small: impl FnOnce(u128, u128) -> u128,
+        big: impl FnOnce(&[u64], &[u64]) -> Vec<u64>,
+    ) -> Bits {
+        let rhs = self.same_width(rhs);
         match (&self.0, &rhs.0) {
-            (Repr::Small { width, v: a }, Repr::Small { width: wb, v: b }) if width == wb => {
+            (Repr::Small { width, v: a }, Repr::Small { v: b, .. }) => {
                 Bits::small(*width, small(*a, *b))
             }
-            (
-                Repr::Big { width, words: a },
-                Repr::Big {
-                    width: wb,
-                    words: b,
-                },
-            ) if width == wb => Bits::from_words(*width, big(a, b)),
-            _ => self.zip(&rhs.resize(self.width()), small, big),
+            (Repr::Big { width, words: a }, Repr::Big { words: b, .. }) => {
+                Bits::from_words(*width, big(a, b))
+            }
+            // Equal widths have equal representations.
+            _ => Bits::zero(self.width()),
         }
     }
 
@@ -211,6 +226,14 @@ impl Bits {
     pub fn ucmp(&self, rhs: &Bits) -> Ordering {
         match (&self.0, &rhs.0) {
             (Repr::Small { v: a, .. }, Repr::Small { v: b, .. }) => a.cmp(b),
+            _ => self.ucmp_wide(rhs),
+        }
+    }
+
+    /// [`Bits::ucmp`] when either value is wide.
+    #[inline(never)]
+    fn ucmp_wide(&self, rhs: &Bits) -> Ordering {
+        match (&self.0, &rhs.0) {
             (Repr::Big { words: a, .. }, Repr::Big { words: b, .. }) => words::cmp(a, b),
             _ => {
                 let n = nwords(self.width()).max(nwords(rhs.width()));
@@ -229,7 +252,7 @@ impl Bits {
             _ => match (self.is_negative(), rhs.is_negative()) {
                 (true, false) => Ordering::Less,
                 (false, true) => Ordering::Greater,
-                _ => self.ucmp(rhs),
+                _ => self.ucmp_wide(rhs),
             },
         }
     }

@@ -5,6 +5,7 @@ use super::{mask64, nwords, Bits, Repr, MAX_WIDTH};
 
 /// Reads `width <= 64` bits starting at bit `off` of `bytes` (bit 0 = the MSB of byte 0); bytes past
 /// the end read as 0.
+#[inline]
 fn read_u64(bytes: &[u8], off: usize, width: usize) -> u64 {
     if width == 0 {
         return 0;
@@ -28,9 +29,17 @@ fn read_u64(bytes: &[u8], off: usize, width: usize) -> u64 {
 }
 
 /// Writes the low `width <= 64` bits of `v` at bit `off` of `bytes`; bits past the end are dropped.
+#[inline]
 fn write_u64(bytes: &mut [u8], off: usize, width: usize, v: u64) {
     if width == 0 {
         return;
+    }
+    if off % 8 == 0 && width % 8 == 0 {
+        let (start, n) = (off / 8, width / 8);
+        if let Some(dst) = bytes.get_mut(start..start + n) {
+            dst.copy_from_slice(&v.to_be_bytes()[8 - n..]);
+            return;
+        }
     }
     let end = off + width;
     for b in off / 8..=(end - 1) / 8 {
@@ -50,14 +59,27 @@ fn write_u64(bytes: &mut [u8], off: usize, width: usize, v: u64) {
 /// the most significant bit of its first byte, and the first bit read becomes the value's most
 /// significant bit. Bits past the end of `bytes` read as 0 (callers check lengths first, e.g. to
 /// reject a packet that is too short).
+#[inline]
 pub fn read_bits(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
+    let w = width as usize;
+    match bit_offset.checked_add(w) {
+        Some(_) if w <= 64 => Bits::small(width, u128::from(read_u64(bytes, bit_offset, w))),
+        _ => read_wide(bytes, bit_offset, width),
+    }
+}
+
+/// [`read_bits`] of more than 64 bits (or at an absurd offset).
+#[inline(never)]
+fn read_wide(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
     let width = width.min(MAX_WIDTH);
     let w = width as usize;
     let Some(end) = bit_offset.checked_add(w) else {
         return Bits::zero(width);
     };
-    if w <= 64 {
-        return Bits::small(width, u128::from(read_u64(bytes, bit_offset, w)));
+    if w <= 128 {
+        let hi = read_u64(bytes, bit_offset, w - 64);
+        let lo = read_u64(bytes, end - 64, 64);
+        return Bits::small(width, (u128::from(hi) << 64) | u128::from(lo));
     }
     // Little-endian words, the lowest taken from the end of the field.
     let words = (0..nwords(width))
@@ -71,21 +93,24 @@ pub fn read_bits(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
 
 /// Writes `value` (all of its width) into `bytes` at bit `bit_offset`, in wire order (see
 /// [`read_bits`]); other bits of the touched bytes are kept. Bits that would land past the end of
-/// `bytes` are dropped.
+/// `bytes` are dropped. Never allocates.
+#[inline]
 pub fn write_bits(bytes: &mut [u8], bit_offset: usize, value: &Bits) {
     let w = value.width() as usize;
     let Some(end) = bit_offset.checked_add(w) else {
         return;
     };
-    if let Repr::Small { v, .. } = &value.0 {
-        if w <= 64 {
-            write_u64(bytes, bit_offset, w, *v as u64);
-            return;
+    match &value.0 {
+        Repr::Small { v, .. } if w <= 64 => write_u64(bytes, bit_offset, w, *v as u64),
+        Repr::Small { v, .. } => {
+            write_u64(bytes, end - 64, 64, *v as u64);
+            write_u64(bytes, bit_offset, w - 64, (*v >> 64) as u64);
         }
-    }
-    let words = value.to_words(nwords(value.width()));
-    for (i, &word) in words.iter().enumerate() {
-        let chunk = (w - 64 * i).min(64);
-        write_u64(bytes, end - 64 * i - chunk, chunk, word);
+        Repr::Big { words, .. } => {
+            for (i, &word) in words.iter().enumerate() {
+                let chunk = w.saturating_sub(64 * i).min(64);
+                write_u64(bytes, end - 64 * i - chunk, chunk, word);
+            }
+        }
     }
 }

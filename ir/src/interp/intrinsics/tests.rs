@@ -244,3 +244,31 @@ fn padding_of_odd_widths() {
         Bits::from_i128(8, -3)
     );
 }
+
+#[test]
+fn crcs_match_bitwise_definitions() {
+    fn reflected(bytes: &[u8], poly: u32, init: u32, xorout: u32) -> u32 {
+        let mut crc = init;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ poly
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        crc ^ xorout
+    }
+    let mut rng = crate::interp::bits::tests::Rng::new(9);
+    for len in 0..200 {
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        assert_eq!(crc32(&data), reflected(&data, 0xedb8_8320, !0, !0), "{len}");
+        assert_eq!(
+            u32::from(crc16(&data)),
+            reflected(&data, 0xa001, 0, 0),
+            "{len}"
+        );
+    }
+}
