@@ -20,6 +20,7 @@ pub mod print;
 pub mod program;
 pub mod span;
 pub mod types;
+pub mod valid;
 
 pub use body::{Block, Body, Expr, Place, Stmt};
 pub use entities::*;

@@ -186,7 +186,6 @@ fn firewall() -> Module {
     let mut m = module();
     let eth = m.headers.push(ethernet());
     let mut s = empty_scu("fw");
-    let sp = Span::default();
     s.csrs.push(Csr {
         name: "dropped".into(),
         ty: bits(64),
@@ -209,7 +208,22 @@ fn firewall() -> Module {
     for e in ["packet_too_short", "no_match", "stack_overflow", "bad_type"] {
         s.errors.push(e.into());
     }
-    // parser: start { extract(eth); select eth.ether_type { 0x800 => accept, _ => reject(bad_type) } }
+    fw_parser(&mut s, inst);
+    let table = fw_table(&mut s, inst);
+    s.counters.push(Counter {
+        name: "hits".into(),
+        kind: CounterKind::Packets,
+        size: 1,
+    });
+    s.control = Some(fw_control(table));
+    m.scus.push(s);
+    m
+}
+
+/// `parser { state start { extract(eth); select eth.ether_type { 0x800 => accept, _ =>
+/// reject(bad_type) } } }`.
+fn fw_parser(s: &mut Scu, inst: InstId) {
+    let sp = Span::default();
     let mut pb = Body::default();
     let on = pb.add(
         Expr::HeaderField {
@@ -246,7 +260,12 @@ fn firewall() -> Module {
         states,
         start,
     });
-    // actions: allow, deny(code: bit<4>)
+}
+
+/// Actions `allow` and `deny(code: bit<4>)`, and `table acl { key { eth.src: ternary } actions {
+/// allow, deny } default deny(1); size 16; entries { ... } }`.
+fn fw_table(s: &mut Scu, inst: InstId) -> TableId {
+    let sp = Span::default();
     let allow = s.actions.push(Action {
         name: "allow".into(),
         body: Body::default(),
@@ -270,7 +289,7 @@ fn firewall() -> Module {
         bits(48),
         sp,
     );
-    let table = s.tables.push(Table {
+    s.tables.push(Table {
         name: "acl".into(),
         key_body: kb,
         keys: vec![TableKey {
@@ -298,13 +317,12 @@ fn firewall() -> Module {
         ],
         is_const: false,
         span: sp,
-    });
-    s.counters.push(Counter {
-        name: "hits".into(),
-        kind: CounterKind::Packets,
-        size: 1,
-    });
-    // control { match acl.apply() { deny(code) => { dropped = code as bit<64>; } _ => count(hits) } }
+    })
+}
+
+/// `control { match acl.apply() { deny(code) => dropped = code as bit<64>, _ => hits.count() } }`.
+fn fw_control(table: TableId) -> Body {
+    let sp = Span::default();
     let mut cb = Body::default();
     let apply = cb.add(Expr::Apply(table), Type::TableResult(table), sp);
     let data = cb.add(
@@ -332,9 +350,7 @@ fn firewall() -> Module {
         },
         sp,
     );
-    s.control = Some(cb);
-    m.scus.push(s);
-    m
+    cb
 }
 
 #[test]
