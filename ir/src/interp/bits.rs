@@ -360,7 +360,7 @@ impl Bits {
         if hi < lo {
             return Bits::zero(0);
         }
-        let width = hi - lo + 1;
+        let width = (hi - lo).saturating_add(1);
         match &self.0 {
             Repr::Small { v, .. } if width <= SMALL => {
                 Bits::small(width, v.checked_shr(lo).unwrap_or(0))

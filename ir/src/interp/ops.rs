@@ -151,10 +151,12 @@ pub fn mul_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let full = lw.saturating_add(rhs.width());
     if full <= 128 {
         // The exact product fits a u128.
-        let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
-        let product = mag.to_u128().wrapping_mul(rhs.to_u128());
-        let scaled = Bits::from_u128(lw, product.checked_shr(frac).unwrap_or(0));
-        return if neg { scaled.wrapping_neg() } else { scaled };
+        let mag = magnitude(lhs, neg);
+        let scaled = mag
+            .wrapping_mul(rhs.to_u128())
+            .checked_shr(frac)
+            .unwrap_or(0);
+        return Bits::from_u128(lw, restore_sign(scaled, neg));
     }
     let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
     let product = mag
@@ -169,6 +171,26 @@ pub fn mul_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     }
 }
 
+/// The magnitude of a value of at most 128 bits, negated first when `neg`.
+#[inline]
+fn magnitude(v: &Bits, neg: bool) -> u128 {
+    if neg {
+        Bits::from_u128(v.width(), v.to_u128().wrapping_neg()).to_u128()
+    } else {
+        v.to_u128()
+    }
+}
+
+/// `mag` negated (two's complement, wrapped later to the result width) when `neg`.
+#[inline]
+fn restore_sign(mag: u128, neg: bool) -> u128 {
+    if neg {
+        mag.wrapping_neg()
+    } else {
+        mag
+    }
+}
+
 /// `DivScaled(frac)`: `(lhs << frac) / rhs`, computed exactly, truncated toward zero and wrapped to
 /// `lhs`'s width; division by zero gives 0. `ty` is `lhs`'s type; `rhs` (any width) is unsigned;
 /// a signed `lhs` divides its magnitude, as in [`mul_scaled`].
@@ -176,17 +198,13 @@ pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let lw = lhs.width();
     let neg = ty.is_signed() && lhs.is_negative();
     let w = lw.saturating_add(frac).max(rhs.width());
-    let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
     if w <= 128 {
         // The shifted dividend fits a u128.
-        let num = mag.to_u128().checked_shl(frac).unwrap_or(0);
-        let quotient = Bits::from_u128(lw, num.checked_div(rhs.to_u128()).unwrap_or(0));
-        return if neg {
-            quotient.wrapping_neg()
-        } else {
-            quotient
-        };
+        let num = magnitude(lhs, neg).checked_shl(frac).unwrap_or(0);
+        let quotient = num.checked_div(rhs.to_u128()).unwrap_or(0);
+        return Bits::from_u128(lw, restore_sign(quotient, neg));
     }
+    let mag = if neg { lhs.wrapping_neg() } else { lhs.clone() };
     let quotient = mag.zext(w).shl(frac).udiv(&rhs.zext(w)).trunc(lw);
     if neg {
         quotient.wrapping_neg()
@@ -213,6 +231,14 @@ pub fn cast(value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits
             value.resize(*n)
         }
         (Type::Int(_), Type::Bits(n) | Type::Int(n)) => value.sext(*n),
+        (Type::Fixed { frac, .. }, Type::Bits(n)) if value.width() <= 128 => {
+            Bits::from_u128(*n, value.to_u128().checked_shr(*frac).unwrap_or(0))
+        }
+        (Type::Bits(_), Type::Fixed { int, frac }) if value.width() <= 128 => {
+            // (v << frac) mod 2^(int+frac) == (v mod 2^int) << frac
+            let shifted = value.to_u128().checked_shl(*frac).unwrap_or(0);
+            Bits::from_u128(int.saturating_add(*frac), shifted)
+        }
         _ => cast_general(value, from, to, enums),
     }
 }

@@ -335,6 +335,9 @@ fn hand_examples() {
     assert_eq!(Bits::zero(0).ashr(0), Bits::zero(0));
     assert_eq!(Bits::from_u64(8, 1).slice(3, 5).width(), 0);
     assert_eq!(Bits::zero(70_000).width(), MAX_WIDTH);
+    assert_eq!(Bits::ones(8).slice(u32::MAX, u32::MAX - 3), Bits::zero(4));
+    assert_eq!(Bits::ones(8).slice(u32::MAX, 0).width(), MAX_WIDTH);
+    assert_eq!(Bits::ones(8).slice(u32::MAX, 0).slice(7, 0), Bits::ones(8));
     // Values up to 128 bits are inline.
     assert!(std::mem::size_of::<Bits>() <= 32);
 }

@@ -37,7 +37,9 @@ fn write_u64(bytes: &mut [u8], off: usize, width: usize, v: u64) {
     if off % 8 == 0 && width % 8 == 0 {
         let (start, n) = (off / 8, width / 8);
         if let Some(dst) = bytes.get_mut(start..start + n) {
-            dst.copy_from_slice(&v.to_be_bytes()[8 - n..]);
+            for (j, byte) in dst.iter_mut().enumerate() {
+                *byte = (v >> (8 * (n - 1 - j))) as u8;
+            }
             return;
         }
     }
@@ -64,11 +66,16 @@ pub fn read_bits(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
     let w = width as usize;
     match bit_offset.checked_add(w) {
         Some(_) if w <= 64 => Bits::small(width, u128::from(read_u64(bytes, bit_offset, w))),
+        Some(end) if w <= 128 => {
+            let hi = read_u64(bytes, bit_offset, w - 64);
+            let lo = read_u64(bytes, end - 64, 64);
+            Bits::small(width, (u128::from(hi) << 64) | u128::from(lo))
+        }
         _ => read_wide(bytes, bit_offset, width),
     }
 }
 
-/// [`read_bits`] of more than 64 bits (or at an absurd offset).
+/// [`read_bits`] of more than 128 bits (or at an absurd offset).
 #[inline(never)]
 fn read_wide(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
     let width = width.min(MAX_WIDTH);
@@ -76,11 +83,6 @@ fn read_wide(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
     let Some(end) = bit_offset.checked_add(w) else {
         return Bits::zero(width);
     };
-    if w <= 128 {
-        let hi = read_u64(bytes, bit_offset, w - 64);
-        let lo = read_u64(bytes, end - 64, 64);
-        return Bits::small(width, (u128::from(hi) << 64) | u128::from(lo));
-    }
     // Little-endian words, the lowest taken from the end of the field.
     let words = (0..nwords(width))
         .map(|i| {

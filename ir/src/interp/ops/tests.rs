@@ -298,119 +298,130 @@ fn casts() {
     assert_eq!(cast(&b(8, 1), &B8, &Type::Unit, &Repr), b(8, 1));
 }
 
-/// Rough timings of the hot operations; run with
+const SPEED_N: u32 = 20_000_000;
+
+/// Times `f`, consuming each result as a u64 (summed) so no `Bits` is copied between iterations;
+/// prints the best of five rounds (the machine may be shared).
+#[inline(always)]
+fn time(name: &str, mut f: impl FnMut(u32) -> Bits) {
+    use std::time::Instant;
+    let (mut best, mut acc) = (f64::MAX, 0u64);
+    for _ in 0..5 {
+        let start = Instant::now();
+        for k in 0..SPEED_N / 5 {
+            acc = acc.wrapping_add(f(k).to_u64());
+        }
+        best = best.min(start.elapsed().as_secs_f64() * 1e9 / f64::from(SPEED_N / 5));
+    }
+    println!(
+        "{name:<44} {best:6.2} ns/op ({:x})",
+        std::hint::black_box(acc)
+    );
+}
+
+/// Times a chain of dependent operations, each result moved into the accumulator.
+fn chain(name: &str, op: BinaryOp, ty: &Type, w: u32) {
+    use std::time::Instant;
+    let mut best = f64::MAX;
+    let mut acc = Bits::from_u64(w, 1);
+    let step = std::hint::black_box(Bits::from_u64(w, 0x9e37_79b9));
+    for _ in 0..5 {
+        let start = Instant::now();
+        for _ in 0..SPEED_N / 5 {
+            acc = binary(op, ty, &acc, &step);
+        }
+        best = best.min(start.elapsed().as_secs_f64() * 1e9 / f64::from(SPEED_N / 5));
+    }
+    println!("{name:<44} {best:6.2} ns/op ({acc:?})");
+}
+
+/// Rough timings of the operators; run with
 /// `cargo test --release -p scenic-ir --lib interp::ops::tests::speed -- --ignored --nocapture`.
 #[test]
 #[ignore]
-fn speed() {
-    use crate::interp::intrinsics;
+fn speed_of_operators() {
     use std::hint::black_box;
-    use std::time::Instant;
-    const N: u32 = 20_000_000;
-    // Each result is consumed as a u64 (summed), so no Bits is copied between iterations. The best
-    // of five rounds is reported (the machine may be shared).
-    #[inline(always)]
-    fn time(name: &str, mut f: impl FnMut(u32) -> Bits) {
-        let mut best = f64::MAX;
-        let mut acc = 0u64;
-        for _ in 0..5 {
-            let start = Instant::now();
-            for k in 0..N / 5 {
-                acc = acc.wrapping_add(f(k).to_u64());
-            }
-            best = best.min(start.elapsed().as_secs_f64() * 1e9 / f64::from(N / 5));
-        }
-        println!("{name:<44} {best:6.2} ns/op ({:x})", black_box(acc));
-    }
-    let chain = |name: &str, op: BinaryOp, ty: &Type, w: u32| {
-        let mut best = f64::MAX;
-        let mut acc = Bits::from_u64(w, 1);
-        let step = black_box(Bits::from_u64(w, 0x9e37_79b9));
-        for _ in 0..5 {
-            let start = Instant::now();
-            for _ in 0..N / 5 {
-                acc = binary(op, ty, &acc, &step);
-            }
-            best = best.min(start.elapsed().as_secs_f64() * 1e9 / f64::from(N / 5));
-        }
-        println!("{name:<44} {best:6.2} ns/op ({:?})", black_box(acc));
-    };
-    chain("chained binary(Add, bit<64>)", BinaryOp::Add, &RATE, 64);
-    chain(
-        "chained binary(Xor, bit<32>)",
-        BinaryOp::Xor,
-        &Type::Bits(32),
-        32,
+    let (t32, t16, i16t, t512) = (
+        Type::Bits(32),
+        Type::Bits(16),
+        Type::Int(16),
+        Type::Bits(512),
     );
-    chain("chained binary(Mul, bit<64>)", BinaryOp::Mul, &RATE, 64);
-    let t32 = Type::Bits(32);
+    chain("chained binary(Add, bit<64>)", BinaryOp::Add, &RATE, 64);
+    chain("chained binary(Xor, bit<32>)", BinaryOp::Xor, &t32, 32);
     let (x, y) = (b(32, 0x0a00_0001), b(32, 0x0a00_0002));
     let (p, q) = (b(64, 1 << 40), b(64, 12345));
+    let (m3, p2, three, factor) = (i(16, -3), i(16, 2), b(5, 3), q15(24544));
     time("baseline (clone of a bit<32>)", |_| black_box(&x).clone());
     time("Bits::wrapping_add bit<32>", |k| {
         black_box(&x).wrapping_add(&Bits::from_u64(32, u64::from(k)))
     });
-    time("binary(Add, bit<64>)", |_| {
-        binary(BinaryOp::Add, &RATE, black_box(&p), black_box(&q))
-    });
-    time("binary(Lt, bit<32>)", |_| {
-        binary(BinaryOp::Lt, &t32, black_box(&x), black_box(&y))
-    });
-    time("binary(Eq, bit<32>)", |_| {
-        binary(BinaryOp::Eq, &t32, black_box(&x), black_box(&y))
-    });
-    time("binary(Lt, int<16>)", |_| {
-        binary(
-            BinaryOp::Lt,
-            &Type::Int(16),
-            black_box(&i(16, -3)),
-            black_box(&i(16, 2)),
-        )
-    });
-    time("binary(Mul, bit<64>)", |_| {
-        binary(BinaryOp::Mul, &RATE, black_box(&p), black_box(&q))
-    });
-    time("binary(Div, bit<64>)", |_| {
-        binary(BinaryOp::Div, &RATE, black_box(&p), black_box(&q))
-    });
-    let three = b(5, 3);
-    time("binary(Shr, bit<32>)", |_| {
-        binary(BinaryOp::Shr, &t32, black_box(&x), black_box(&three))
-    });
-    time("binary(MulScaled(15), rate, fixed<1,15>)", |_| {
-        binary(
-            BinaryOp::MulScaled(15),
-            &RATE,
-            black_box(&p),
-            black_box(&q15(24544)),
-        )
-    });
+    let op = |name: &str, op: BinaryOp, ty: &Type, l: &Bits, r: &Bits| {
+        time(name, |_| binary(op, ty, black_box(l), black_box(r)));
+    };
+    op("binary(Add, bit<64>)", BinaryOp::Add, &RATE, &p, &q);
+    op("binary(Lt, bit<32>)", BinaryOp::Lt, &t32, &x, &y);
+    op("binary(Eq, bit<32>)", BinaryOp::Eq, &t32, &x, &y);
+    op("binary(Lt, int<16>)", BinaryOp::Lt, &i16t, &m3, &p2);
+    op("binary(Mul, bit<64>)", BinaryOp::Mul, &RATE, &p, &q);
+    op("binary(Div, bit<64>)", BinaryOp::Div, &RATE, &p, &q);
+    op("binary(Shr, bit<32>)", BinaryOp::Shr, &t32, &x, &three);
+    op(
+        "binary(MulScaled(15), rate, fixed<1,15>)",
+        BinaryOp::MulScaled(15),
+        &RATE,
+        &p,
+        &factor,
+    );
+    op(
+        "binary(Add, bit<512>) (heap)",
+        BinaryOp::Add,
+        &t512,
+        &Bits::ones(512),
+        &Bits::ones(512),
+    );
     time("cast(bit<32> -> bit<16>)", |_| {
-        cast(black_box(&x), &t32, &Type::Bits(16), &no_enums)
+        cast(black_box(&x), &t32, &t16, &no_enums)
     });
+    time("cast(fixed<1,15> -> bit<8>)", |_| {
+        cast(black_box(&factor), &Q15, &B8, &no_enums)
+    });
+}
+
+/// Rough timings of header field access and hashes (see [`speed_of_operators`]).
+#[test]
+#[ignore]
+fn speed_of_fields_and_hashes() {
+    use crate::interp::bits::{read_bits, write_bits};
+    use crate::interp::intrinsics;
+    use std::hint::black_box;
     let packet = [0x45u8; 64];
     time("read_bits(16 bits at byte 12)", |_| {
-        crate::interp::bits::read_bits(black_box(&packet), 96, 16)
+        read_bits(black_box(&packet), 96, 16)
     });
     time("read_bits(13 bits at bit 51)", |_| {
-        crate::interp::bits::read_bits(black_box(&packet), 51, 13)
+        read_bits(black_box(&packet), 51, 13)
     });
-    let key = x.concat(&y).concat(&b(8, 6)).concat(&b(32, 0x1234_5678));
+    time("read_bits(128 bits at byte 8)", |_| {
+        read_bits(black_box(&packet), 64, 128)
+    });
+    let mut out = [0u8; 64];
+    let ttl = b(8, 63);
+    time("write_bits(8 bits at byte 22)", |_| {
+        write_bits(black_box(&mut out), 176, black_box(&ttl));
+        Bits::zero(1)
+    });
+    let key = b(32, 0x0a00_0001)
+        .concat(&b(32, 0x0a00_0002))
+        .concat(&b(8, 6))
+        .concat(&b(32, 0x1234_5678));
     let key_ty = Type::Bits(104);
+    let one_key = std::slice::from_ref(&key);
     time("crc32 of a bit<104> 5-tuple", |_| {
-        intrinsics::call(
-            Intrinsic::Crc32,
-            &key_ty,
-            std::slice::from_ref(black_box(&key)),
-        )
+        intrinsics::call(Intrinsic::Crc32, &key_ty, black_box(one_key))
     });
     let rss = [key.slice(95, 0), Bits::ones(320)];
     time("toeplitz of a bit<96> 4-tuple, 320-bit key", |_| {
         intrinsics::call(Intrinsic::Toeplitz, &key_ty, black_box(&rss))
-    });
-    let t512 = Type::Bits(512);
-    let wide = Bits::ones(512);
-    time("binary(Add, bit<512>) (heap)", |_| {
-        binary(BinaryOp::Add, &t512, black_box(&wide), black_box(&wide))
     });
 }
