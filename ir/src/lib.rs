@@ -27,4 +27,5 @@ pub use entities::*;
 pub use program::*;
 pub use span::Span;
 pub use types::{Const, Dimension, Type};
+pub use valid::{ModuleInfo, ValidationError, Validator};
 pub mod lower;

@@ -182,7 +182,14 @@ impl Cx<'_> {
 
     fn expr_node(&self, w: &mut impl Write, id: ExprId, e: &Expr) -> fmt::Result {
         match e {
-            Expr::Const(c) => write_const(w, c, &self.body.types[id]),
+            Expr::Const(c) => {
+                let ty = &self.body.types[id];
+                write_const(w, c, ty)?;
+                if matches!(ty, Type::Enum(_)) {
+                    self.value_note(w, c, ty)?;
+                }
+                Ok(())
+            }
             Expr::Local(l) => write!(w, "{l}"),
             Expr::Csr(c) => write!(w, "{c}"),
             Expr::Meta(f) => {

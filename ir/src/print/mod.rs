@@ -13,12 +13,17 @@
 //!   a field position that does not exist prints as `.#9`.
 //! - Expressions print inline where they are used (each is used exactly once): operators and
 //!   intrinsics in prefix form (`add(inst1.ttl, 1:bit<8>)`), every constant with its type
-//!   (`1:bit<8>`, `-3:int<8>`, `true`), casts with their target (`cast<bit<16>>(v0)`). A table
-//!   application shows its id (`apply(table0) /* e4 */`) because `action_data(e4, 1, 0)` refers to
-//!   it.
+//!   (`1:bit<8>`, `-3:int<8>`, `true`, `2:enum0 /* red */`), casts with their target
+//!   (`cast<bit<16>>(v0)`). A table application shows its id (`apply(table0) /* e4 */`) because
+//!   `action_data(e4, 1, 0)` refers to it. Dynamic slices print as `base[lo +: width]`.
 //! - Patterns print without types (the scrutinee has one); values that name something carry a
 //!   comment: `case 1 /* deny */` on a table result, `case 3 /* bad_version */` on a parser error.
-//! - Bodies print `(<params>) {`, `local` lines, then statements, indented four spaces per level.
+//! - Bodies print `(<params>) {`, `local` lines, then statements, indented four spaces per level
+//!   ([`Level`]). Statements: `let v1 = e`, `place = e`, `eval e`, `if c { } else { }`,
+//!   `switch e { case p | q { } default { } }`, `for v2 in 0..=31 { }`, `block { }`, `return e`,
+//!   `drop`, `to_host`, `to_network(e)`, `to_scu(scu1)`, `notify(host, e)`, `pass(e)`,
+//!   `push(out0[i], e)`, `count(counter0[i])`, `extract(inst0)`, `emit(inst0)`,
+//!   `set_valid(inst0)`, `set_invalid(inst1[i])`, `restart(timer0)`.
 
 mod body;
 mod cc;

@@ -506,3 +506,48 @@ fn0 "f" [scu3] () {
 "#;
     assert_eq!(print_module(&m), expected);
 }
+
+/// Enum constants, in expressions and patterns, name their variant.
+#[test]
+fn enum_constants() {
+    let mut m = module();
+    let e = m.enums.push(EnumDef {
+        name: "color".into(),
+        variants: vec![("green".into(), c(0)), ("red".into(), c(2))],
+        width: 2,
+    });
+    let mut b = Body::default();
+    let sp = Span::default();
+    let red = b.add(Expr::Const(c(2)), Type::Enum(e), sp);
+    let case = Case {
+        patterns: vec![Pattern::Value(c(0)), Pattern::Value(c(1))],
+        body: Block::default(),
+    };
+    b.block.push(
+        Stmt::Switch {
+            on: red,
+            cases: vec![case],
+            default: Block::default(),
+        },
+        sp,
+    );
+    m.functions.push(Function {
+        name: "f".into(),
+        owner: Owner::Module,
+        ret: Type::Unit,
+        body: b,
+        span: sp,
+    });
+    let text = print_module(&m);
+    let body = text.split("fn0").nth(1).unwrap_or_default();
+    let expected = r#" "f" () {
+    switch 2:enum0 /* red */ {
+        case 0 /* green */ | 1 {
+        }
+        default {
+        }
+    }
+}
+"#;
+    assert_eq!(body, expected);
+}
