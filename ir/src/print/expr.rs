@@ -365,7 +365,7 @@ impl Cx<'_> {
                 Type::Array(elem, _) => Some(*elem),
                 _ => None,
             },
-            Place::Slice(_, hi, lo) => Some(Type::Bits(hi.saturating_sub(*lo) + 1)),
+            Place::Slice(_, hi, lo) => Some(Type::Bits(hi.saturating_sub(*lo).saturating_add(1))),
         }
     }
 

@@ -83,7 +83,7 @@ pub(super) fn check_type(
     let missing = |id| ValidationError::InvalidId { at, id, span };
     match ty {
         Type::Bits(n) | Type::Int(n) if *n == 0 || *n > MAX_BITS => Err(bad()),
-        Type::Fixed { int, frac } if int + frac == 0 || int + frac > 64 => Err(bad()),
+        Type::Fixed { int, frac } if !(1..=64).contains(&int.saturating_add(*frac)) => Err(bad()),
         Type::Enum(e) if module.enums.get(*e).is_none() => Err(missing(AnyId::Enum(*e))),
         Type::Header(h) if module.headers.get(*h).is_none() => Err(missing(AnyId::Header(*h))),
         Type::Struct(s) if module.structs.get(*s).is_none() => Err(missing(AnyId::Struct(*s))),

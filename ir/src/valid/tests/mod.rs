@@ -12,6 +12,7 @@ macro_rules! assert_err {
 mod body_errors;
 mod expr_errors;
 mod layout_errors;
+mod robustness;
 mod unit_errors;
 
 use super::{ModuleInfo, ValidationError, Validator};
