@@ -16,6 +16,7 @@
 pub mod body;
 pub mod entities;
 pub mod interp;
+pub mod io;
 pub mod print;
 pub mod program;
 pub mod span;
