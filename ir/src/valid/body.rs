@@ -24,6 +24,25 @@ use crate::span::Span;
 use crate::types::Type;
 use cranelift_entity::SecondaryMap;
 
+/// Checks that a body's parameter types are the bindings its kind provides (`ok`).
+pub(super) fn check_bindings(
+    at: BodyRef,
+    body: &Body,
+    ok: impl Fn(&[&Type]) -> bool,
+) -> Result<(), ValidationError> {
+    let tys: Vec<&Type> = body
+        .params
+        .iter()
+        .filter_map(|p| body.locals.get(*p))
+        .map(|l| &l.ty)
+        .collect();
+    if tys.len() == body.params.len() && ok(&tys) {
+        Ok(())
+    } else {
+        Err(ValidationError::BadParams { body: at })
+    }
+}
+
 /// The unit a body belongs to: its scu or its cc (neither for a top-level function).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Unit<'a> {

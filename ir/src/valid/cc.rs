@@ -4,10 +4,11 @@
 //! Checks: parameter and state types are well-formed and their defaults and initial values fit
 //! (`ConstTooWide`); the output names an existing state (`InvalidId`) of type `rate` for a rate
 //! output or `size` for a window (`CcOutputType`); timer handlers name existing timers; every
-//! handler body in the handler context. Computes the per-flow state record: each state variable's
-//! bit offset (in id order), the record's width and the total state memory (flows × width).
+//! handler binds what its event provides (`BadParams`) and is checked in the handler context.
+//! Computes the per-flow state record: each state variable's bit offset (in id order), the
+//! record's width and the total state memory (flows × width).
 
-use super::body::{Context, Unit};
+use super::body::{check_bindings, Context, Unit};
 use super::error::{AnyId, BodyRef, Location, ValidationError};
 use super::info::CcInfo;
 use super::scu::check_plain;
@@ -65,6 +66,11 @@ pub(super) fn check_cc(types: &Types<'_>, id: CcId, cc: &Cc) -> Result<CcInfo, V
                 });
             }
         }
+        check_bindings(BodyRef::Handler(id, n), &h.body, |params| match h.event {
+            Event::Ack => matches!(params, [] | [Type::Struct(_)]),
+            Event::Rtt => matches!(params, [] | [Type::Quantity(Dimension::Duration)]),
+            _ => params.is_empty(),
+        })?;
         let body = check_plain(
             types,
             unit,

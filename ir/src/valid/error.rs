@@ -497,6 +497,12 @@ pub enum ValidationError {
         construct: Construct,
         span: Span,
     },
+    /// A body's parameters are not the bindings its kind provides: none for the control,
+    /// deparser, parser, table keys and `every`; at most the error for `on parser_error`; one
+    /// `bit<512>` word for the stream kernel; scalars for action data; at most the ack data (a
+    /// struct) for `on ack`, the sample (a `duration`) for `on rtt`, none for other events.
+    #[error("{body}: parameters do not match what the body binds")]
+    BadParams { body: BodyRef },
     /// A CSR wider than 64 bits or not a scalar.
     #[error("{scu} {csr}: a CSR of type {ty}")]
     CsrType { scu: ScuId, csr: CsrId, ty: Type },

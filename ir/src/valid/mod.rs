@@ -45,7 +45,8 @@
 //!    defaults are listed (`DefaultNotListed`), action data matches the action (`ActionArgs`,
 //!    `ConstTooWide`), entries match the keys (`EntryKeyCount`, `EntryKeyKind`, `EntryAction`) and
 //!    fit the size (`TooManyEntries`), key expressions have the key's type (`KeyType`); a cc's
-//!    output is a state of type `rate` or `size` (`CcOutputType`).
+//!    output is a state of type `rate` or `size` (`CcOutputType`); every body's parameters are the
+//!    bindings its kind provides (`BadParams`).
 //! 7. **Calls** ([`calls`]): no recursion (`Recursion`).
 
 mod body;

@@ -5,10 +5,11 @@
 //! names an existing struct; map keys are `bit<N>` (`MapKeyType`) and values well-formed; the
 //! parser's `start` and every transition target and reject error exist (`InvalidId`), select
 //! patterns fit the selected value; tables (see [`table`](super::table)); then every body (actions,
-//! parser, control, `on parser_error`, deparser, stream, `every`) in its context. Computes the CSR
-//! map (word offset = position, byte address `0x20000 + 8 × offset`) and map entry widths.
+//! parser, control, `on parser_error`, deparser, stream, `every`) in its context, with the
+//! parameters its kind binds (`BadParams`). Computes the CSR map (word offset = position, byte
+//! address `0x20000 + 8 × offset`) and map entry widths.
 
-use super::body::{Checker, Context, Unit};
+use super::body::{check_bindings, Checker, Context, Unit};
 use super::error::{AnyId, BodyRef, Location, ValidationError};
 use super::info::{BodyInfo, CsrInfo, MapInfo, ScuInfo, CSR_WINDOW_BASE};
 use super::table::check_table;
@@ -51,6 +52,9 @@ pub(super) fn check_scu(
         info.tables[tid] = check_table(types, id, scu, tid, table)?;
     }
     for (aid, action) in &scu.actions {
+        check_bindings(BodyRef::Action(id, aid), &action.body, |t| {
+            bindings_ok(Context::Action, t)
+        })?;
         info.actions[aid] = check_plain(
             types,
             unit,
@@ -91,10 +95,12 @@ pub(super) fn check_scu(
     ];
     for (body, at, context, slot) in bodies {
         if let Some(body) = body {
+            check_bindings(at, body, |t| bindings_ok(context, t))?;
             *slot = Some(check_plain(types, unit, at, body, context, None)?);
         }
     }
     for (n, every) in scu.every.iter().enumerate() {
+        check_bindings(BodyRef::Every(id, n), &every.body, |p| p.is_empty())?;
         let body = check_plain(
             types,
             unit,
@@ -196,6 +202,7 @@ fn check_parser(
             span: scu.span,
         });
     }
+    check_bindings(at, &parser.body, |p| p.is_empty())?;
     let mut c = Checker::new(types, unit, at, &parser.body, Context::Parser, None);
     c.start()?;
     c.exprs()?;
@@ -232,4 +239,17 @@ fn check_parser(
         c.pop_scope();
     }
     c.finish()
+}
+
+/// The parameters a body of an scu binds: the error in `on parser_error` (optional), the word in
+/// the stream kernel, scalar action data in actions, nothing elsewhere.
+fn bindings_ok(context: Context, params: &[&Type]) -> bool {
+    match context {
+        Context::OnParserError => matches!(params, [] | [Type::ParserError]),
+        Context::Stream => matches!(params, [Type::Bits(512)]),
+        Context::Action => params
+            .iter()
+            .all(|t| matches!(t, Type::Bits(_) | Type::Int(_) | Type::Bool | Type::Enum(_))),
+        _ => params.is_empty(),
+    }
 }

@@ -13,7 +13,7 @@
 //! key `Exact`, `Lpm` (a prefix literal), `Ternary` and `Any`; a range key `Exact`, `Range` and
 //! `Any`.
 
-use super::body::{Checker, Context, Unit};
+use super::body::{check_bindings, Checker, Context, Unit};
 use super::error::{AnyId, BodyRef, Location, ValidationError};
 use super::info::TableInfo;
 use super::types::{check_type, fits, Types};
@@ -36,6 +36,9 @@ pub(super) fn check_table(
         scu: Some((sid, scu)),
         cc: None,
     };
+    check_bindings(BodyRef::TableKey(sid, tid), &table.key_body, |p| {
+        p.is_empty()
+    })?;
     let mut c = Checker::new(
         types,
         unit,

@@ -243,3 +243,29 @@ fn cc_output_missing() {
         }
     );
 }
+
+#[test]
+fn bad_params() {
+    let m = with_control(|b, _| {
+        b.param("x", bits(8));
+    });
+    assert_err!(m, ValidationError::BadParams { .. });
+    let mut m = module();
+    let mut s = scu("k", Attach::Rdma);
+    let mut b = B::default();
+    b.param("word", bits(256));
+    s.stream = Some(b.body);
+    m.scus.push(s);
+    assert_err!(m, ValidationError::BadParams { .. });
+    let mut m = module();
+    let mut cc = cc();
+    let mut b = B::default();
+    b.param("sample", bits(64));
+    cc.handlers.push(Handler {
+        event: Event::Rtt,
+        body: b.body,
+        span: Span::default(),
+    });
+    m.ccs.push(cc);
+    assert_err!(m, ValidationError::BadParams { .. });
+}
