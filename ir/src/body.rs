@@ -234,7 +234,7 @@ pub enum Expr {
     CcState(CcStateId),
     /// A host-set parameter of the enclosing cc.
     CcParam(CcParamId),
-    /// A field of a struct value.
+    /// A field of a struct or header value.
     Field {
         /// The struct.
         base: ExprId,
@@ -295,7 +295,9 @@ pub enum Expr {
     Apply(TableId),
     /// The data parameter `param` of the action chosen by the application `apply` (an `Apply`
     /// expression of this body), read in a `match` arm bound to that action. `apply` is a reference
-    /// to an expression evaluated earlier, not an operand: it is not evaluated again.
+    /// to an expression evaluated earlier, not an operand: it is not evaluated again. Lowering puts
+    /// these only in `Let`s at the top of a `Switch` case on the application whose patterns all
+    /// denote `action`, so the data read is always the chosen action's.
     ActionData {
         /// The table application.
         apply: ExprId,
@@ -304,7 +306,8 @@ pub enum Expr {
         /// The parameter's position.
         param: u32,
     },
-    /// A struct value built field by field, in layout order.
+    /// A struct (or header) value built field by field, in layout order; a header built this way
+    /// is valid.
     StructLit(Vec<ExprId>),
     /// An array value.
     ArrayLit(Vec<ExprId>),

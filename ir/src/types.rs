@@ -40,7 +40,8 @@ pub enum Type {
     },
     /// A 64-bit quantity in base units.
     Quantity(Dimension),
-    /// An enum, stored as its variant number in [`crate::program::EnumDef::width`] bits.
+    /// An enum, stored as its variant's value (its declared representation, or the variant number
+    /// when the enum has none) in [`crate::program::EnumDef::width`] bits.
     Enum(EnumId),
     /// A header value (fields plus a validity bit).
     Header(HeaderId),

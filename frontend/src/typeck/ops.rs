@@ -136,15 +136,20 @@ impl Checker<'_> {
     ) -> Typed {
         // A left-deep chain such as `a + b + c + ...` is folded in a loop rather than by recursion,
         // so that a long chain cannot overflow the stack.
-        let mut chain = vec![(op, lhs, rhs, span, expected)];
+        let mut chain = vec![(op, lhs, rhs, span, expected, None)];
         let mut inner = lhs;
         while let ExprKind::Binary { op, lhs, rhs } = &inner.kind {
-            chain.push((*op, &**lhs, &**rhs, inner.span, None));
+            chain.push((*op, &**lhs, &**rhs, inner.span, None, Some(inner)));
             inner = lhs;
         }
         let mut typed = self.expr(inner, None);
-        while let Some((op, lhs, rhs, span, expected)) = chain.pop() {
+        while let Some((op, lhs, rhs, span, expected, node)) = chain.pop() {
             typed = self.binary_typed(op, typed, lhs, rhs, span, expected);
+            // Inner links of the chain are typed here, not by `expr`: record them too (the
+            // outermost one is recorded by the `expr` call that led here).
+            if let Some(node) = node {
+                self.record(node, &typed);
+            }
         }
         typed
     }

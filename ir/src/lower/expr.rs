@@ -147,12 +147,12 @@ impl Lowerer<'_> {
                     && self.width(&bcx.body.types[id]).is_some() =>
             {
                 if let Expr::Const(c) = &bcx.body.exprs[id] {
-                    // Re-type constants in place of casting them.
-                    let c = Const::from_bigint(
-                        &num_bigint::BigInt::from(c.0.clone()),
-                        self.width(t).unwrap_or(64),
-                    );
-                    return self.add(bcx, Expr::Const(c), t.clone(), e);
+                    // Re-type a constant in place rather than casting it.
+                    let width = self.width(t).unwrap_or(64);
+                    let c = Const::from_bigint(&num_bigint::BigInt::from(c.0.clone()), width);
+                    bcx.body.exprs[id] = Expr::Const(c);
+                    bcx.body.types[id] = t.clone();
+                    return id;
                 }
                 self.add(bcx, Expr::Cast(id), t.clone(), e)
             }
@@ -542,16 +542,36 @@ impl Lowerer<'_> {
         };
         let frac = match scale_ty {
             Ty::Fixed(_, f) => *f,
-            Ty::IntLit => {
-                // `rate / 2`, `size * 3`: a constant scale of the value's own type.
-                let v = self.lower_expr(bcx, value, Some(ty), cx);
-                let s = self.lower_expr(bcx, scale, Some(ty), cx);
-                let plain = if op == A::Mul {
-                    BinaryOp::Mul
-                } else {
-                    BinaryOp::Div
+            Ty::DecimalLit => {
+                // A decimal constant scales as a fixed-point value: of the value's own type when
+                // that is fixed point, else with 32 fraction bits.
+                let scale_ty = match ty {
+                    Type::Fixed { .. } => ty.clone(),
+                    _ => Type::Fixed { int: 32, frac: 32 },
                 };
-                return Some(self.add(bcx, Expr::Binary(plain, v, s), ty.clone(), e));
+                let Type::Fixed { frac, .. } = scale_ty else {
+                    return None;
+                };
+                let v = self.lower_expr(bcx, value, Some(ty), cx);
+                let s = self.lower_expr(bcx, scale, Some(&scale_ty), cx);
+                let ir = if op == A::Mul {
+                    BinaryOp::MulScaled(frac)
+                } else {
+                    BinaryOp::DivScaled(frac)
+                };
+                return Some(self.add(bcx, Expr::Binary(ir, v, s), ty.clone(), e));
+            }
+            Ty::IntLit => {
+                // `rate / 2`, `alpha / 2`: an integer scale, which need not fit the value's type
+                // (2 is not a `fixed<1,15>`), as an unsigned constant with no fraction bits.
+                let v = self.lower_expr(bcx, value, Some(ty), cx);
+                let s = self.lower_expr(bcx, scale, Some(&Type::Bits(64)), cx);
+                let ir = if op == A::Mul {
+                    BinaryOp::MulScaled(0)
+                } else {
+                    BinaryOp::DivScaled(0)
+                };
+                return Some(self.add(bcx, Expr::Binary(ir, v, s), ty.clone(), e));
             }
             _ => 0,
         };
