@@ -12,6 +12,7 @@ mod compile;
 mod emit;
 mod explain;
 mod output;
+mod test;
 
 use clap::builder::styling::Style;
 use clap::builder::StyledStr;
@@ -83,6 +84,12 @@ enum Command {
         ("Print the IR of a program", "scenicc emit ir examples/l3_router.sn"),
     ]))]
     Emit(emit::EmitArgs),
+    /// Run STF packet tests on the reference interpreter and print `N passed, N failed`.
+    #[command(after_help = examples(&[
+        ("Run a program's tests", "scenicc test examples/l3_router.sn examples/l3_router.stf"),
+        ("Pick the scu that receives the packets", "scenicc test --scu fw prog.sn prog.stf"),
+    ]))]
+    Test(test::TestArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
     #[command(after_help = examples(&[
         ("Explain a code (case does not matter)", "scenicc explain E0202"),
@@ -116,6 +123,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &output, deny_warnings),
         Command::Emit(args) => emit::run(args, &output, deny_warnings),
         Command::Explain(args) => explain::run(args, &output),
+        Command::Test(args) => test::run(args, &output, deny_warnings),
     }
 }
 

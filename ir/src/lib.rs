@@ -18,6 +18,7 @@ pub mod entities;
 pub mod interp;
 pub mod io;
 pub mod print;
+pub mod sim;
 pub mod program;
 pub mod span;
 pub mod types;

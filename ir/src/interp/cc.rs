@@ -81,6 +81,30 @@ impl<'m> Machine<'m> {
         Some(state.state.get(id.index())?.bits().clone())
     }
 
+    /// Sets a parameter of a cc by names; whether both exist.
+    pub fn set_cc_param(&mut self, cc: &str, param: &str, value: u64) -> bool {
+        let Some(id) = self.cc_by_name(cc) else {
+            return false;
+        };
+        let def = &self.module.ccs[id];
+        let Some((pid, p)) = def.params.iter().find(|(_, p)| p.name == param) else {
+            return false;
+        };
+        let width = width_of(&p.ty, self.module);
+        self.ccs[id.index()].params[pid.index()] = Bits::from_u64(width, value);
+        true
+    }
+
+    /// A parameter of a cc by names.
+    pub fn cc_param(&self, cc: &str, param: &str) -> Option<u64> {
+        let id = self.cc_by_name(cc)?;
+        let (pid, _) = self.module.ccs[id]
+            .params
+            .iter()
+            .find(|(_, p)| p.name == param)?;
+        Some(self.ccs[id.index()].params.get(pid.index())?.to_u64())
+    }
+
     fn ensure_flow(&mut self, cc: CcId, def: &Cc, flow: u64, now_ns: u64) {
         let module = self.module;
         let rt = &mut self.ccs[cc.index()];

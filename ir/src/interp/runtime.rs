@@ -87,6 +87,8 @@ pub struct Machine<'m> {
     pub(crate) start_ns: Option<u64>,
     /// The latest time seen.
     pub(crate) now_ns: u64,
+    /// The next entry handle.
+    next_handle: u64,
 }
 
 impl<'m> Machine<'m> {
@@ -118,6 +120,7 @@ impl<'m> Machine<'m> {
             trace: false,
             start_ns: None,
             now_ns: 0,
+            next_handle: 1,
         }
     }
 
@@ -175,7 +178,8 @@ impl<'m> Machine<'m> {
             .copied()
     }
 
-    /// Adds a run-time entry to a table: one match per key, the action by name, its data.
+    /// Adds a run-time entry to a table: one match per key, the action by name, its data; returns
+    /// the entry's handle (for [`Machine::remove_entry`]).
     pub fn add_entry(
         &mut self,
         scu: ScuId,
@@ -184,7 +188,7 @@ impl<'m> Machine<'m> {
         action: &str,
         args: &[num_bigint::BigUint],
         priority: u64,
-    ) -> Result<(), AddEntryError> {
+    ) -> Result<u64, AddEntryError> {
         let module = self.module;
         let def = module
             .scus
@@ -217,13 +221,38 @@ impl<'m> Machine<'m> {
             args: action_args(module, def, t.actions[position], args),
             priority,
             constant: false,
+            handle: self.next_handle,
         };
         if t.is_const {
             return Err(AddEntryError::Entry(EntryError::Constant));
         }
         self.scus[scu.index()].tables[tid.index()]
             .insert(entry)
-            .map_err(AddEntryError::Entry)
+            .map_err(AddEntryError::Entry)?;
+        self.next_handle += 1;
+        Ok(self.next_handle - 1)
+    }
+
+    /// Removes a run-time entry added by [`Machine::add_entry`]; whether it existed.
+    pub fn remove_entry(&mut self, scu: ScuId, table: &str, handle: u64) -> bool {
+        self.table_mut(scu, table).is_some_and(|t| t.remove(handle))
+    }
+
+    /// Removes every run-time entry of a table; whether the table exists.
+    pub fn clear_entries(&mut self, scu: ScuId, table: &str) -> bool {
+        match self.table_mut(scu, table) {
+            Some(t) => {
+                t.clear_runtime();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn table_mut(&mut self, scu: ScuId, table: &str) -> Option<&mut TableState> {
+        let def = self.module.scus.get(scu)?;
+        let (tid, _) = def.tables.iter().find(|(_, t)| t.name == table)?;
+        self.scus.get_mut(scu.index())?.tables.get_mut(tid.index())
     }
 
     /// Sets a table's default action by name.
@@ -384,6 +413,7 @@ fn scu_runtime(module: &Module, s: &Scu) -> ScuRuntime {
                     }),
                     priority: u64::from(e.priority),
                     constant: true,
+                    handle: 0,
                 })
                 .collect();
             TableState::new(t, (position, default_args), entries)

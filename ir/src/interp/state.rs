@@ -56,6 +56,8 @@ pub struct RtEntry {
     pub priority: u64,
     /// Whether it was compiled in (cannot be removed by the host).
     pub constant: bool,
+    /// A handle the host uses to remove it (0 for constant entries).
+    pub handle: u64,
 }
 
 /// How a table is searched.
@@ -169,6 +171,15 @@ impl TableState {
             }
         }
         Ok(())
+    }
+
+    /// Removes the run-time entry with `handle`; whether it existed.
+    pub fn remove(&mut self, handle: u64) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.constant || e.handle != handle);
+        let removed = self.entries.len() != before;
+        self.rebuild_exact();
+        removed
     }
 
     /// Removes every run-time entry.

@@ -29,6 +29,9 @@ pub struct DmaTransfer {
 pub struct WordOutcome {
     /// Words passed on, with the input's `keep`.
     pub passed: Vec<(Bits, u64)>,
+    /// Words pushed to outputs by this word (output name, element, the word's bytes), before
+    /// batching.
+    pub pushed: Vec<(String, usize, Vec<u8>)>,
     /// DMA transfers completed by this word.
     pub transfers: Vec<DmaTransfer>,
     /// Notifications raised.

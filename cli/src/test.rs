@@ -1,0 +1,76 @@
+//! `scenicc test FILE TEST.stf...`: run STF packet tests on the reference interpreter.
+//!
+//! Every expectation and check of every file counts; the last line says `N passed, N failed`. Exit 0
+//! only when nothing failed, 1 when something did (or the program has errors), 2 on usage or I/O
+//! problems. See `docs/testing.md` for the STF format and scenicc's extensions.
+
+use crate::compile;
+use crate::output::{self, print_stdout, Output};
+use crate::{EXIT_ERRORS, EXIT_USAGE};
+use scenic_ir::sim::stf;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Which engine runs the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The reference interpreter (the golden semantics).
+    Interp,
+}
+
+/// Arguments of `scenicc test`.
+#[derive(Debug, clap::Args)]
+pub struct TestArgs {
+    /// The program.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// STF test files.
+    #[arg(required = true, value_name = "TEST.stf")]
+    pub tests: Vec<PathBuf>,
+    /// The engine that runs the tests.
+    #[arg(long, value_enum, default_value_t = Backend::Interp)]
+    pub backend: Backend,
+    /// The scu that receives `packet` and `words` commands (default: the first one).
+    #[arg(long, value_name = "NAME")]
+    pub scu: Option<String>,
+}
+
+/// Runs `scenicc test`.
+pub fn run(args: &TestArgs, output: &Output, deny_warnings: bool) -> ExitCode {
+    let mut texts = Vec::new();
+    for path in &args.tests {
+        match std::fs::read_to_string(path) {
+            Ok(text) => texts.push((path.display().to_string(), text)),
+            Err(err) => {
+                output.message(
+                    output::Level::Error,
+                    &format!("cannot read `{}`: {err}", path.display()),
+                );
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
+    let module = match compile::lower(&args.file, output, deny_warnings) {
+        Ok(module) => module,
+        Err(code) => return code,
+    };
+    let (mut passed, mut failed) = (0, 0);
+    for (name, text) in &texts {
+        output.progress(&format!("running {name}"));
+        let report = stf::run_text(&module, text, args.scu.as_deref());
+        passed += report.passed;
+        failed += report.failures.len();
+        for failure in &report.failures {
+            print_stdout(&format!(
+                "{name}:{}:{}: {}\n",
+                failure.pos.line, failure.pos.column, failure.message
+            ));
+        }
+    }
+    print_stdout(&format!("{passed} passed, {failed} failed\n"));
+    if failed > 0 {
+        ExitCode::from(EXIT_ERRORS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

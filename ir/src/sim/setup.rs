@@ -1,0 +1,298 @@
+//! Names to ids: applying table entries, default actions and CSR values written by name (in STF
+//! commands or entry files) to a machine.
+
+use crate::entities::*;
+use crate::interp::runtime::AddEntryError;
+use crate::interp::Machine;
+use crate::io::value::{ActionCall, KeyField, MatchValue};
+use crate::program::{KeyMatch, MatchKind, Scu, Table};
+use crate::types::Const;
+use num_bigint::BigUint;
+
+/// A name in a test or entry file that the program does not have, or a value of the wrong form.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// No scu of that name, or none at all.
+    #[error("the program has no scu {0}")]
+    NoScu(String),
+    /// No table of that name.
+    #[error("scu `{scu}` has no table `{table}` (tables: {known})")]
+    NoTable {
+        /// The scu.
+        scu: String,
+        /// The name asked for.
+        table: String,
+        /// The tables it has.
+        known: String,
+    },
+    /// No key of that name in the table.
+    #[error("table `{table}` has no key `{key}` (keys: {known})")]
+    NoKey {
+        /// The table.
+        table: String,
+        /// The name asked for.
+        key: String,
+        /// The key names it has.
+        known: String,
+    },
+    /// A match form that does not fit the key's match kind.
+    #[error("key `{key}` of table `{table}` is `{kind}`; {form} does not fit it")]
+    WrongForm {
+        /// The table.
+        table: String,
+        /// The key.
+        key: String,
+        /// Its match kind.
+        kind: &'static str,
+        /// What was given.
+        form: &'static str,
+    },
+    /// An action argument names no parameter, or a parameter has no argument.
+    #[error("action `{action}`: {problem}")]
+    Args {
+        /// The action.
+        action: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The table refused the entry.
+    #[error("table `{table}`: {error}")]
+    Entry {
+        /// The table.
+        table: String,
+        /// Why.
+        error: AddEntryError,
+    },
+    /// No CSR or param of that name.
+    #[error("no CSR or param named `{0}`")]
+    NoCsr(String),
+    /// No congestion controller of that name.
+    #[error("the program has no congestion controller `{0}`")]
+    NoCc(String),
+}
+
+/// The scu that receives packets and words: the one named, or the first.
+pub fn pick_scu(machine: &Machine<'_>, name: Option<&str>) -> Result<ScuId, SetupError> {
+    match name {
+        Some(n) => machine
+            .scu_by_name(n)
+            .ok_or_else(|| SetupError::NoScu(format!("named `{n}`"))),
+        None => machine
+            .module()
+            .scus
+            .keys()
+            .next()
+            .ok_or_else(|| SetupError::NoScu("(it defines only congestion controllers)".into())),
+    }
+}
+
+fn table_def<'m>(def: &'m Scu, table: &str) -> Result<&'m Table, SetupError> {
+    def.tables
+        .values()
+        .find(|t| t.name == table)
+        .ok_or_else(|| SetupError::NoTable {
+            scu: def.name.clone(),
+            table: table.into(),
+            known: def
+                .tables
+                .values()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// One `KeyMatch` per key of `table`, from named fields (keys not named match anything).
+pub fn key_matches(table: &Table, fields: &[KeyField]) -> Result<Vec<KeyMatch>, SetupError> {
+    let mut out = vec![KeyMatch::Any; table.keys.len()];
+    for field in fields {
+        let Some(position) = table
+            .keys
+            .iter()
+            .position(|k| k.name == field.name || k.name.replace(' ', "") == field.name)
+        else {
+            return Err(SetupError::NoKey {
+                table: table.name.clone(),
+                key: field.name.clone(),
+                known: table
+                    .keys
+                    .iter()
+                    .map(|k| k.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let key = &table.keys[position];
+        let width = key.ty.scalar_width(|_| 8).unwrap_or(64);
+        out[position] = convert(&table.name, &key.name, key.kind, width, &field.value)?;
+    }
+    Ok(out)
+}
+
+fn convert(
+    table: &str,
+    key: &str,
+    kind: MatchKind,
+    width: u32,
+    value: &MatchValue,
+) -> Result<KeyMatch, SetupError> {
+    let c = |v: &BigUint| Const(v.clone());
+    let all_ones = || Const((BigUint::from(1u32) << width as usize) - 1u32);
+    let wrong = |form: &'static str| SetupError::WrongForm {
+        table: table.into(),
+        key: key.into(),
+        kind: kind_name(kind),
+        form,
+    };
+    Ok(match (kind, value) {
+        (_, MatchValue::Any) => KeyMatch::Any,
+        (MatchKind::Exact, MatchValue::Exact(v)) => KeyMatch::Exact(c(v)),
+        (MatchKind::Exact, _) => return Err(wrong("a prefix, mask or range")),
+        (MatchKind::Lpm, MatchValue::Exact(v)) => KeyMatch::Lpm(c(v), width),
+        (MatchKind::Lpm, MatchValue::Lpm { value, prefix_len }) => {
+            KeyMatch::Lpm(c(value), *prefix_len)
+        }
+        (MatchKind::Lpm, _) => return Err(wrong("a mask or range")),
+        (MatchKind::Ternary, MatchValue::Exact(v)) => KeyMatch::Ternary(c(v), all_ones()),
+        (MatchKind::Ternary, MatchValue::Ternary { value, mask }) => {
+            KeyMatch::Ternary(c(value), c(mask))
+        }
+        (MatchKind::Ternary, MatchValue::Lpm { value, prefix_len }) => {
+            let len = (*prefix_len).min(width);
+            let mask = ((BigUint::from(1u32) << len as usize) - 1u32) << (width - len) as usize;
+            KeyMatch::Ternary(c(value), Const(mask))
+        }
+        (MatchKind::Ternary, MatchValue::Range { .. }) => return Err(wrong("a range")),
+        (MatchKind::Range, MatchValue::Exact(v)) => KeyMatch::Range(c(v), c(v)),
+        (MatchKind::Range, MatchValue::Range { lo, hi }) => KeyMatch::Range(c(lo), c(hi)),
+        (MatchKind::Range, _) => return Err(wrong("a prefix or mask")),
+    })
+}
+
+fn kind_name(kind: MatchKind) -> &'static str {
+    match kind {
+        MatchKind::Exact => "exact",
+        MatchKind::Lpm => "lpm",
+        MatchKind::Ternary => "ternary",
+        MatchKind::Range => "range",
+    }
+}
+
+/// The arguments of an action call in parameter order, from named arguments.
+pub fn action_args(
+    def: &Scu,
+    table: &Table,
+    call: &ActionCall,
+) -> Result<Vec<BigUint>, SetupError> {
+    let action = table
+        .actions
+        .iter()
+        .map(|a| &def.actions[*a])
+        .find(|a| a.name == call.name)
+        .ok_or_else(|| SetupError::Args {
+            action: call.name.clone(),
+            problem: format!("not an action of table `{}`", table.name),
+        })?;
+    let params: Vec<&str> = action
+        .body
+        .params
+        .iter()
+        .map(|p| action.body.locals[*p].name.as_str())
+        .collect();
+    if let Some(extra) = call
+        .args
+        .iter()
+        .find(|a| !params.contains(&a.name.as_str()))
+    {
+        return Err(SetupError::Args {
+            action: call.name.clone(),
+            problem: format!(
+                "no parameter `{}` (parameters: {})",
+                extra.name,
+                params.join(", ")
+            ),
+        });
+    }
+    params
+        .iter()
+        .map(|p| {
+            call.args
+                .iter()
+                .find(|a| a.name == *p)
+                .map(|a| a.value.clone())
+                .ok_or_else(|| SetupError::Args {
+                    action: call.name.clone(),
+                    problem: format!("no value for parameter `{p}`"),
+                })
+        })
+        .collect()
+}
+
+/// Adds an entry written with names; returns its handle.
+pub fn add_entry(
+    machine: &mut Machine<'_>,
+    scu: ScuId,
+    table: &str,
+    fields: &[KeyField],
+    call: &ActionCall,
+    priority: u64,
+) -> Result<u64, SetupError> {
+    let def = &machine.module().scus[scu];
+    let t = table_def(def, table)?;
+    let keys = key_matches(t, fields)?;
+    let args = action_args(def, t, call)?;
+    machine
+        .add_entry(scu, table, &keys, &call.name, &args, priority)
+        .map_err(|error| SetupError::Entry {
+            table: table.into(),
+            error,
+        })
+}
+
+/// Replaces a table's default action, written with names.
+pub fn set_default(
+    machine: &mut Machine<'_>,
+    scu: ScuId,
+    table: &str,
+    call: &ActionCall,
+) -> Result<(), SetupError> {
+    let def = &machine.module().scus[scu];
+    let t = table_def(def, table)?;
+    let args = action_args(def, t, call)?;
+    machine
+        .set_default(scu, table, &call.name, &args)
+        .map_err(|error| SetupError::Entry {
+            table: table.into(),
+            error,
+        })
+}
+
+/// Sets a CSR or param by name (`<cc>.<param>` for a cc's param).
+pub fn set_csr(
+    machine: &mut Machine<'_>,
+    scu: Option<ScuId>,
+    name: &str,
+    value: u64,
+) -> Result<(), SetupError> {
+    if let Some((cc, param)) = name.split_once('.') {
+        return machine
+            .set_cc_param(cc, param, value)
+            .then_some(())
+            .ok_or_else(|| SetupError::NoCsr(name.into()));
+    }
+    let ok = scu.is_some_and(|s| machine.set_csr(s, name, &BigUint::from(value)));
+    ok.then_some(())
+        .ok_or_else(|| SetupError::NoCsr(name.into()))
+}
+
+/// Reads a CSR or param by name.
+pub fn csr(machine: &Machine<'_>, scu: Option<ScuId>, name: &str) -> Result<u64, SetupError> {
+    if let Some((cc, param)) = name.split_once('.') {
+        return machine
+            .cc_param(cc, param)
+            .ok_or_else(|| SetupError::NoCsr(name.into()));
+    }
+    scu.and_then(|s| machine.csr(s, name))
+        .map(|b| b.to_u64())
+        .ok_or_else(|| SetupError::NoCsr(name.into()))
+}

@@ -1,0 +1,432 @@
+//! Running STF tests (`docs/testing.md`) on the interpreter.
+//!
+//! Packets are processed as they are injected, at the current virtual time. Expectations are
+//! collected per port and checked, in order, at every bare `wait` and at the end: each expected
+//! packet must match the next packet out of its port, and a packet with no expectation is a failure
+//! (as in p4c). `expect_dma` works the same way on the words pushed to an output. Every expectation
+//! and every check counts as one test; the report lists each failure with its line and column.
+
+use super::setup::{self, SetupError};
+use super::{port_of, PASS_PORT};
+use crate::entities::{CcId, ScuId};
+use crate::interp::cc::CcEvent;
+use crate::interp::stream::bytes_word;
+use crate::interp::Machine;
+use crate::io::stf::{
+    self, CmpOp, Command, CommandKind, Count, CounterIndex, ExpectPattern, Pos, Removal,
+};
+use crate::program::Module;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// A failed expectation or check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Where it is in the STF file.
+    pub pos: Pos,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// The outcome of one STF file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StfReport {
+    /// Expectations and checks that held.
+    pub passed: usize,
+    /// Those that did not.
+    pub failures: Vec<Failure>,
+}
+
+impl StfReport {
+    /// Whether everything held.
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Runs STF `commands` on a fresh machine for `module`; packets go to scu `scu` (the first if `None`).
+pub fn run(module: &Module, commands: &[Command], scu: Option<&str>) -> StfReport {
+    let mut machine = Machine::new(module);
+    let mut runner = Runner {
+        scu: setup::pick_scu(&machine, scu).ok(),
+        machine: &mut machine,
+        now: 0,
+        expected: BTreeMap::new(),
+        received: BTreeMap::new(),
+        dma_expected: BTreeMap::new(),
+        dma_received: BTreeMap::new(),
+        handles: HashMap::new(),
+        report: StfReport::default(),
+    };
+    for command in commands {
+        runner.command(command);
+    }
+    runner.settle(Pos {
+        line: commands.last().map_or(1, |c| c.pos.line),
+        column: 1,
+    });
+    runner.report
+}
+
+/// Parses and runs an STF file's text; a parse error is one failure at its line.
+pub fn run_text(module: &Module, text: &str, scu: Option<&str>) -> StfReport {
+    match stf::parse(text) {
+        Ok(commands) => run(module, &commands, scu),
+        Err(err) => StfReport {
+            passed: 0,
+            failures: vec![Failure {
+                pos: err.pos(),
+                message: err.to_string(),
+            }],
+        },
+    }
+}
+
+type Queue<T> = BTreeMap<T, VecDeque<(ExpectPattern, Pos)>>;
+
+struct Runner<'a, 'm> {
+    machine: &'a mut Machine<'m>,
+    scu: Option<ScuId>,
+    now: u64,
+    expected: Queue<u32>,
+    received: BTreeMap<u32, VecDeque<Vec<u8>>>,
+    dma_expected: Queue<(String, usize)>,
+    dma_received: BTreeMap<(String, usize), VecDeque<Vec<u8>>>,
+    handles: HashMap<String, (String, u64)>,
+    report: StfReport,
+}
+
+impl Runner<'_, '_> {
+    fn fail(&mut self, pos: Pos, message: impl Into<String>) {
+        self.report.failures.push(Failure {
+            pos,
+            message: message.into(),
+        });
+    }
+
+    fn check(&mut self, pos: Pos, ok: bool, message: impl FnOnce() -> String) {
+        if ok {
+            self.report.passed += 1;
+        } else {
+            self.fail(pos, message());
+        }
+    }
+
+    fn setup(&mut self, pos: Pos, result: Result<(), SetupError>) {
+        if let Err(err) = result {
+            self.fail(pos, err.to_string());
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        let pos = command.pos;
+        match &command.kind {
+            CommandKind::Packet { port, data } => self.packet(pos, *port, data),
+            CommandKind::Expect { port, pattern } => self
+                .expected
+                .entry(*port)
+                .or_default()
+                .push_back((pattern.clone(), pos)),
+            CommandKind::NoPacket => {}
+            CommandKind::Add(add) => self.add(pos, add),
+            CommandKind::SetDefault { table, action } => {
+                let result = self
+                    .scu_or(pos)
+                    .and_then(|scu| setup::set_default(self.machine, scu, table, action));
+                self.setup(pos, result);
+            }
+            CommandKind::Remove(removal) => self.remove(pos, removal),
+            CommandKind::CheckCounter(c) => self.check_counter(pos, c),
+            CommandKind::Wait => self.settle(pos),
+            CommandKind::Time { ns } => self.set_time(pos, *ns),
+            CommandKind::Advance { ns } => {
+                let to = self.now.saturating_add(*ns);
+                self.set_time(pos, to);
+            }
+            CommandKind::Event { cc, flow, event } => self.event(pos, cc, *flow, *event),
+            CommandKind::CheckRate { cc, flow, op, bps } => {
+                self.check_output(pos, cc, *flow, *op, *bps, "rate")
+            }
+            CommandKind::CheckWindow {
+                cc,
+                flow,
+                op,
+                bytes,
+            } => self.check_output(pos, cc, *flow, *op, *bytes, "window"),
+            CommandKind::SetCsr { name, value } => {
+                let result = setup::set_csr(self.machine, self.scu, name, *value);
+                self.setup(pos, result);
+            }
+            CommandKind::CheckCsr { name, op, value } => self.check_csr(pos, name, *op, *value),
+            CommandKind::Words { flow, data } => self.words(*flow, data),
+            CommandKind::ExpectDma {
+                out,
+                index,
+                pattern,
+            } => {
+                self.dma_expected
+                    .entry((out.clone(), index.unwrap_or(0) as usize))
+                    .or_default()
+                    .push_back((pattern.clone(), pos));
+            }
+        }
+    }
+
+    fn scu_or(&self, _pos: Pos) -> Result<ScuId, SetupError> {
+        self.scu
+            .ok_or_else(|| SetupError::NoScu("to send packets to".into()))
+    }
+
+    fn set_time(&mut self, pos: Pos, to: u64) {
+        if to < self.now {
+            self.fail(
+                pos,
+                format!(
+                    "time {to} ns is earlier than the current time {} ns",
+                    self.now
+                ),
+            );
+            return;
+        }
+        self.now = to;
+        self.machine.advance_time(to);
+    }
+
+    fn packet(&mut self, pos: Pos, port: u32, data: &[u8]) {
+        let Some(scu) = self.scu else {
+            return self.fail(pos, "the program has no scu to send packets to");
+        };
+        let port = u8::try_from(port).unwrap_or(u8::MAX);
+        let outcome = self.machine.process_packet(scu, data, port, self.now);
+        for (dest, bytes) in outcome.outputs {
+            self.received
+                .entry(port_of(&dest))
+                .or_default()
+                .push_back(bytes);
+        }
+    }
+
+    fn words(&mut self, flow: u64, data: &[u8]) {
+        let Some(scu) = self.scu else { return };
+        let chunks: Vec<&[u8]> = stf::message_words(data).collect();
+        let mut passed = Vec::new();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let (word, keep) = bytes_word(chunk);
+            let last = i + 1 == chunks.len();
+            let outcome = self
+                .machine
+                .process_word(scu, flow, &word, last, keep, self.now);
+            for (w, k) in &outcome.passed {
+                passed.extend(crate::interp::stream::word_bytes(w, *k));
+            }
+            for (out, index, bytes) in outcome.pushed {
+                self.dma_received
+                    .entry((out, index))
+                    .or_default()
+                    .push_back(bytes);
+            }
+        }
+        if !passed.is_empty() {
+            self.received
+                .entry(PASS_PORT)
+                .or_default()
+                .push_back(passed);
+        }
+    }
+
+    /// Matches expectations against what came out, per port and per output.
+    fn settle(&mut self, at: Pos) {
+        let expected = std::mem::take(&mut self.expected);
+        let mut received = std::mem::take(&mut self.received);
+        for (port, queue) in expected {
+            let got = received.entry(port).or_default();
+            for (pattern, pos) in queue {
+                self.match_one(pos, &pattern, got.pop_front(), &format!("port {port}"));
+            }
+        }
+        for (port, rest) in received {
+            for bytes in rest {
+                self.fail(
+                    at,
+                    format!("unexpected packet on port {port}: {}", hex(&bytes)),
+                );
+            }
+        }
+        let expected = std::mem::take(&mut self.dma_expected);
+        let mut received = std::mem::take(&mut self.dma_received);
+        for (key, queue) in expected {
+            let got = received.entry(key.clone()).or_default();
+            for (pattern, pos) in queue {
+                self.match_one(
+                    pos,
+                    &pattern,
+                    got.pop_front(),
+                    &format!("output {}[{}]", key.0, key.1),
+                );
+            }
+        }
+        for ((out, index), rest) in received {
+            for bytes in rest {
+                self.fail(
+                    at,
+                    format!(
+                        "unexpected word pushed to output {out}[{index}]: {}",
+                        hex(&bytes)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn match_one(&mut self, pos: Pos, pattern: &ExpectPattern, got: Option<Vec<u8>>, place: &str) {
+        match got {
+            None => self.fail(pos, format!("expected a packet on {place}, none came")),
+            Some(bytes) => match stf::matches(pattern, &bytes) {
+                Ok(()) => self.report.passed += 1,
+                Err(mismatch) => {
+                    self.fail(pos, format!("{place}: {mismatch}; got {}", hex(&bytes)))
+                }
+            },
+        }
+    }
+
+    fn add(&mut self, pos: Pos, add: &stf::AddEntry) {
+        let priority = u64::from(add.priority.unwrap_or(0));
+        let result = self.scu_or(pos).and_then(|scu| {
+            setup::add_entry(
+                self.machine,
+                scu,
+                &add.table,
+                &add.keys,
+                &add.action,
+                priority,
+            )
+        });
+        match result {
+            Ok(handle) => {
+                if let Some(id) = &add.id {
+                    self.handles.insert(id.clone(), (add.table.clone(), handle));
+                }
+            }
+            Err(err) => self.fail(pos, err.to_string()),
+        }
+    }
+
+    fn remove(&mut self, pos: Pos, removal: &Removal) {
+        let Some(scu) = self.scu else { return };
+        match removal {
+            Removal::Everything => {
+                let tables: Vec<String> = self.machine.module().scus[scu]
+                    .tables
+                    .values()
+                    .map(|t| t.name.clone())
+                    .collect();
+                for t in tables {
+                    self.machine.clear_entries(scu, &t);
+                }
+            }
+            Removal::Table(t) => {
+                if !self.machine.clear_entries(scu, t) {
+                    self.fail(pos, format!("no table named `{t}`"));
+                }
+            }
+            Removal::Entry { table, id } => match self.handles.get(id).cloned() {
+                Some((t, handle)) if t == *table => {
+                    self.machine.remove_entry(scu, table, handle);
+                }
+                _ => self.fail(pos, format!("no entry `{id}` was added to `{table}`")),
+            },
+        }
+    }
+
+    fn check_counter(&mut self, pos: Pos, c: &stf::CounterCheck) {
+        let Some(scu) = self.scu else { return };
+        let index = match &c.index {
+            CounterIndex::Index(i) => *i as usize,
+            CounterIndex::Entry(id) => {
+                return self.fail(
+                    pos,
+                    format!("counters are indexed by cell, not by entry (`${id}`)"),
+                );
+            }
+        };
+        let Some(cell) = self.machine.counter(scu, &c.name, index) else {
+            return self.fail(pos, format!("no counter cell `{}({index})`", c.name));
+        };
+        let Some((count, op, expected)) = c.compare else {
+            self.report.passed += 1;
+            return;
+        };
+        let (actual, what) = match count {
+            Count::Packets => (cell.packets, "packets"),
+            Count::Bytes => (cell.bytes, "bytes"),
+        };
+        self.check(pos, op.holds(&actual, &expected), || {
+            format!(
+                "counter {}({index}) {what} is {actual}, expected {} {expected}",
+                c.name,
+                op.as_str()
+            )
+        });
+    }
+
+    fn cc(&mut self, pos: Pos, name: &str) -> Option<CcId> {
+        let id = self.machine.cc_by_name(name);
+        if id.is_none() {
+            self.fail(pos, SetupError::NoCc(name.into()).to_string());
+        }
+        id
+    }
+
+    fn event(&mut self, pos: Pos, cc: &str, flow: u64, event: stf::CcEvent) {
+        let Some(id) = self.cc(pos, cc) else { return };
+        let event = match event {
+            stf::CcEvent::Ack { bytes, ecn } => CcEvent::Ack { bytes, ecn },
+            stf::CcEvent::Cnp => CcEvent::Cnp,
+            stf::CcEvent::Ecn => CcEvent::Ecn,
+            stf::CcEvent::Loss => CcEvent::Loss,
+            stf::CcEvent::Timeout => CcEvent::Timeout,
+            stf::CcEvent::Rtt { sample_ns } => CcEvent::Rtt(sample_ns),
+        };
+        self.machine.cc_event(id, flow, event, self.now);
+    }
+
+    fn check_output(
+        &mut self,
+        pos: Pos,
+        cc: &str,
+        flow: u64,
+        op: CmpOp,
+        expected: u64,
+        what: &str,
+    ) {
+        let Some(id) = self.cc(pos, cc) else { return };
+        let actual = self.machine.cc_output(id, flow);
+        self.check(
+            pos,
+            actual.is_some_and(|a| op.holds(&a, &expected)),
+            || match actual {
+                Some(a) => format!(
+                    "{cc} flow {flow}: {what} is {a}, expected {} {expected}",
+                    op.as_str()
+                ),
+                None => format!("{cc} has seen no event for flow {flow}"),
+            },
+        );
+    }
+
+    fn check_csr(&mut self, pos: Pos, name: &str, op: CmpOp, expected: u64) {
+        match setup::csr(self.machine, self.scu, name) {
+            Ok(actual) => self.check(pos, op.holds(&actual, &expected), || {
+                format!(
+                    "CSR {name} is {actual}, expected {} {expected}",
+                    op.as_str()
+                )
+            }),
+            Err(err) => self.fail(pos, err.to_string()),
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
