@@ -12,6 +12,7 @@ mod compile;
 mod emit;
 mod explain;
 mod output;
+mod sim;
 mod test;
 
 use clap::builder::styling::Style;
@@ -84,6 +85,13 @@ enum Command {
         ("Print the IR of a program", "scenicc emit ir examples/l3_router.sn"),
     ]))]
     Emit(emit::EmitArgs),
+    /// Run a capture through a program in the reference interpreter.
+    #[command(after_help = examples(&[
+        ("Route a capture and write what leaves", "scenicc sim examples/l3_router.sn --in in.pcap --out out.pcap"),
+        ("One pcap per destination, with entries and a CSR", "scenicc sim fw.sn --in in.pcapng --out-dir out/ --entries e.json --csr default_rate_mbps=500"),
+        ("Show each packet's path", "scenicc sim examples/firewall.sn --in in.pcap --trace"),
+    ]))]
+    Sim(sim::SimArgs),
     /// Run STF packet tests on the reference interpreter and print `N passed, N failed`.
     #[command(after_help = examples(&[
         ("Run a program's tests", "scenicc test examples/l3_router.sn examples/l3_router.stf"),
@@ -123,6 +131,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &output, deny_warnings),
         Command::Emit(args) => emit::run(args, &output, deny_warnings),
         Command::Explain(args) => explain::run(args, &output),
+        Command::Sim(args) => sim::run(args, &output, deny_warnings),
         Command::Test(args) => test::run(args, &output, deny_warnings),
     }
 }

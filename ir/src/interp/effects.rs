@@ -171,10 +171,13 @@ impl Exec<'_> {
         };
         let action = table.actions.get(position as usize).copied();
         let table_name = table.name.clone();
+        let action_name = action
+            .and_then(|a| self.scu.as_ref().map(|s| s.def.actions[a].name.clone()))
+            .unwrap_or_default();
         self.effects.trace(|| {
             let keys: Vec<String> = key.iter().map(|k| format!("{k}")).collect();
             format!(
-                "table {table_name} key ({}) {} -> action #{position}",
+                "table {table_name} key ({}) {} -> {action_name}",
                 keys.join(", "),
                 if hit { "hit" } else { "miss" }
             )

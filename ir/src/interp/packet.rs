@@ -151,6 +151,7 @@ fn fresh_packet<'d>(
 /// Deparses and records the copies (or the drop).
 fn finish(exec: &mut Exec<'_>, def: &Scu, outcome: &mut PacketOutcome) {
     if exec.effects.dropped {
+        exec.effects.trace(|| "drop".into());
         outcome.dropped = Some("drop".into());
         return;
     }
@@ -176,6 +177,8 @@ fn finish(exec: &mut Exec<'_>, def: &Scu, outcome: &mut PacketOutcome) {
             Attach::Rdma | Attach::Tcp => Destination::Pass,
         });
     }
+    exec.effects
+        .trace(|| format!("out {copies:?} ({} bytes)", bytes.len()));
     outcome.outputs = copies.into_iter().map(|d| (d, bytes.clone())).collect();
 }
 

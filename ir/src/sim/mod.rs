@@ -10,6 +10,7 @@
 //! are port [`PASS_PORT`]; copies to another scu `k` (in declaration order) are port
 //! [`SCU_PORT_BASE`]` + k`.
 
+pub mod capture;
 pub mod setup;
 pub mod stf;
 
