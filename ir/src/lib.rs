@@ -21,6 +21,7 @@ pub mod print;
 pub mod sim;
 pub mod program;
 pub mod span;
+pub mod timing;
 pub mod types;
 pub mod valid;
 
