@@ -2,9 +2,9 @@
 //!
 //! Byte order: payload byte `i` of a word is bits `8i+7..8i`, and bit `i` of `keep` says whether it
 //! is valid (the last word of a message may be partial). `pass(w)` sends a word on to the stream's own
-//! destination with the input word's `keep`. `out.push(w)` appends the word's bytes (on the last word,
-//! only the valid ones) to the output's buffer; a batched output transfers `batch` bytes at a time and
-//! flushes the rest on the last word; an unbatched one transfers each word.
+//! destination with the input word's `keep`. `out.push(w)` appends the whole word, 64 bytes, to the
+//! output's buffer (and reports it in [`WordOutcome::pushed`]); a batched output transfers `batch`
+//! bytes at a time and flushes the rest on the last word; an unbatched one transfers each word.
 
 use super::bits::Bits;
 use super::context::{BeatState, Effects, Exec, Notification, ScuRef};
@@ -100,7 +100,13 @@ impl<'m> Machine<'m> {
         outcome.notifications.extend(effects.notifications);
         let rt = &mut self.scus[scu.index()];
         for (out, index, w) in effects.pushes {
-            let bytes = word_bytes(&w, if last { keep } else { u64::MAX });
+            // A pushed word is a whole 512-bit word (§7.14): the input word's `keep` describes the
+            // input, not what the kernel pushes (a staging word flushed on the last beat holds rows
+            // from earlier words).
+            let bytes = word_bytes(&w, u64::MAX);
+            outcome
+                .pushed
+                .push((def.outs[out].name.clone(), index, bytes.clone()));
             rt.out_buffers
                 .entry((out, index))
                 .or_default()
