@@ -33,7 +33,7 @@ pub fn run(args: &CheckArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     if unreadable {
         return ExitCode::from(EXIT_USAGE);
     }
-    let report = session.check(CheckOptions { deny_warnings });
+    let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let (errors, warnings) = (report.error_count(), report.warning_count());

@@ -18,7 +18,7 @@ pub fn lower(path: &Path, output: &Output, deny_warnings: bool) -> Result<Module
         output.message(output::Level::Error, &err.to_string());
         return Err(ExitCode::from(EXIT_USAGE));
     }
-    let report = session.check(CheckOptions { deny_warnings });
+    let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
     if report.error_count() > 0 {
         let names = [path.display().to_string()];

@@ -14,12 +14,13 @@
 #![deny(missing_docs)]
 
 pub mod body;
+pub mod check;
 pub mod entities;
 pub mod interp;
 pub mod io;
 pub mod print;
-pub mod sim;
 pub mod program;
+pub mod sim;
 pub mod span;
 pub mod timing;
 pub mod types;

@@ -43,7 +43,7 @@ fn render(path: &Path) -> Result<String, String> {
                 .as_path(),
         )
         .map_err(|e| e.to_string())?;
-    Ok(session.check(CheckOptions::default()).render_plain())
+    Ok(scenic_ir::check::check(&mut session, CheckOptions::default()).render_plain())
 }
 
 /// Checks one golden file, returning what is wrong with it.

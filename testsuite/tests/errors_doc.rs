@@ -5,7 +5,7 @@
 //! The E0013 example is about bytes that are not UTF-8, which a Markdown file cannot hold: there,
 //! `\xE9` in the text stands for the single byte 0xE9.
 
-use scenic_frontend::{check_source, CheckOptions, CheckReport, Session};
+use scenic_frontend::{CheckOptions, CheckReport, Session};
 
 const ERRORS_MD: &str = include_str!("../../docs/errors.md");
 
@@ -50,9 +50,9 @@ fn check(code: &str, text: &str) -> CheckReport {
     if code == "E0013" {
         let mut session = Session::new();
         session.add_source_bytes("example.sn", &raw_bytes(text));
-        return session.check(CheckOptions::default());
+        return scenic_ir::check::check(&mut session, CheckOptions::default());
     }
-    check_source("example.sn", text, CheckOptions::default())
+    scenic_ir::check::check_source("example.sn", text, CheckOptions::default())
 }
 
 /// `text` as bytes, with each `\xE9` written in it replaced by the byte 0xE9.

@@ -127,6 +127,7 @@ codes! {
     E0601 = "invalid restart";
     E0602 = "invalid controller output";
     E0603 = "invalid cycle budget";
+    E0604 = "handler over its cycle budget";
     // Warnings.
     W0001 = "unused";
     W0002 = "unreachable parser state";

@@ -5,6 +5,7 @@
 
 pub mod bits;
 pub mod cc;
+mod classify;
 pub mod context;
 mod effects;
 mod eval;

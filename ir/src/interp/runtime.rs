@@ -416,7 +416,7 @@ fn scu_runtime(module: &Module, s: &Scu) -> ScuRuntime {
                     handle: 0,
                 })
                 .collect();
-            TableState::new(t, (position, default_args), entries)
+            TableState::new(t, widths, (position, default_args), entries)
         })
         .collect();
     ScuRuntime {

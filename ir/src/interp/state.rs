@@ -83,6 +83,12 @@ pub struct TableState {
     pub hits: u64,
     /// Misses.
     pub misses: u64,
+    /// Key widths, for the classifier.
+    widths: Vec<u32>,
+    /// The classifier of `entries` (priority and longest-prefix tables), rebuilt after changes.
+    classifier: Option<super::classify::Classifier>,
+    /// `entries` changed since the classifier was built.
+    dirty: bool,
 }
 
 /// Why an entry could not be added.
@@ -103,6 +109,7 @@ impl TableState {
     /// The state of `table` with its constant entries (already compiled) installed.
     pub fn new(
         table: &Table,
+        widths: Vec<u32>,
         default: (u32, Vec<Bits>),
         const_entries: Vec<RtEntry>,
     ) -> TableState {
@@ -125,6 +132,9 @@ impl TableState {
             size: table.size,
             hits: 0,
             misses: 0,
+            widths,
+            classifier: None,
+            dirty: true,
         };
         for entry in const_entries {
             // The checker rejects duplicate constant keys, so this cannot fail.
@@ -142,6 +152,7 @@ impl TableState {
     }
 
     fn insert_unchecked(&mut self, entry: RtEntry) -> Result<(), EntryError> {
+        self.dirty = true;
         match self.strategy {
             Strategy::Exact => {
                 let key: Vec<Bits> = entry.keys.iter().map(exact_value).collect();
@@ -189,6 +200,7 @@ impl TableState {
     }
 
     fn rebuild_exact(&mut self) {
+        self.dirty = true;
         self.exact.clear();
         if self.strategy == Strategy::Exact {
             for (i, e) in self.entries.iter().enumerate() {
@@ -202,10 +214,7 @@ impl TableState {
     pub fn lookup(&mut self, key: &[Bits]) -> Option<&RtEntry> {
         let found = match self.strategy {
             Strategy::Exact => self.exact.get(key).copied(),
-            _ => self
-                .entries
-                .iter()
-                .position(|e| e.keys.iter().zip(key).all(|(t, x)| t.matches(x))),
+            _ => self.search(key),
         };
         match found {
             Some(i) => {
@@ -216,6 +225,20 @@ impl TableState {
                 self.misses += 1;
                 None
             }
+        }
+    }
+
+    /// The first entry in search order matching `key` (classifier, or a scan for wide keys).
+    fn search(&mut self, key: &[Bits]) -> Option<usize> {
+        if self.dirty {
+            self.classifier = super::classify::Classifier::build(&self.entries, &self.widths);
+            self.dirty = false;
+        }
+        let entries = &self.entries;
+        let full = |i: usize| entries[i].keys.iter().zip(key).all(|(t, x)| t.matches(x));
+        match &self.classifier {
+            Some(c) => c.lookup(key, full),
+            None => (0..entries.len()).find(|i| full(*i)),
         }
     }
 
