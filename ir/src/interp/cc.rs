@@ -53,16 +53,20 @@ impl<'m> Machine<'m> {
             return raised;
         };
         self.ensure_flow(cc, def, flow, now_ns);
-        match event {
-            CcEvent::Sent(bytes) => raised.extend(self.count_bytes(cc, def, flow, bytes, now_ns)),
+        // What came due before the event is already in `self.notifications` (advance_time records
+        // it); only what the event itself raised is added here.
+        let own = match event {
+            CcEvent::Sent(bytes) => self.count_bytes(cc, def, flow, bytes, now_ns),
             _ => {
                 let (kind, param) = handler_input(event, module);
-                if let Some(h) = def.handlers.iter().find(|h| h.event == kind) {
-                    raised.extend(self.run_handler(cc, def, flow, &h.body, param, now_ns));
+                match def.handlers.iter().find(|h| h.event == kind) {
+                    Some(h) => self.run_handler(cc, def, flow, &h.body, param, now_ns),
+                    None => Vec::new(),
                 }
             }
-        }
-        self.notifications.extend(raised.iter().cloned());
+        };
+        self.notifications.extend(own.iter().cloned());
+        raised.extend(own);
         raised
     }
 

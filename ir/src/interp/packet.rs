@@ -98,17 +98,17 @@ impl<'m> Machine<'m> {
         if handled {
             finish(&mut exec, def, &mut outcome);
         }
-        outcome
-            .notifications
-            .append(&mut exec.effects.notifications);
+        // `every` runs that came due are already in `self.notifications` (advance_time records
+        // them); only what this packet raised is added below.
+        let raised = std::mem::take(&mut exec.effects.notifications);
         outcome.trace = exec.effects.trace.take().unwrap_or_default();
         let rt = &mut self.scus[scu.index()];
         match &outcome.dropped {
             Some(reason) => *rt.stats.drops.entry(reason.clone()).or_insert(0) += 1,
             None => rt.stats.copies_out += outcome.outputs.len() as u64,
         }
-        self.notifications
-            .extend(outcome.notifications.iter().cloned());
+        self.notifications.extend(raised.iter().cloned());
+        outcome.notifications.extend(raised);
         outcome
     }
 }

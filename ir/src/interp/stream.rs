@@ -97,7 +97,9 @@ impl<'m> Machine<'m> {
         exec.run_body(kernel, &[Value::Bits(word.resize(512))]);
         let effects = exec.effects;
         outcome.passed = effects.passes.into_iter().map(|w| (w, keep)).collect();
-        outcome.notifications.extend(effects.notifications);
+        // `every` runs that came due are already in `self.notifications` (advance_time records
+        // them); only what this word raised is added below.
+        let raised = effects.notifications;
         let rt = &mut self.scus[scu.index()];
         for (out, index, w) in effects.pushes {
             // A pushed word is a whole 512-bit word (§7.14): the input word's `keep` describes the
@@ -137,8 +139,8 @@ impl<'m> Machine<'m> {
                 }
             }
         }
-        self.notifications
-            .extend(outcome.notifications.iter().cloned());
+        self.notifications.extend(raised.iter().cloned());
+        outcome.notifications.extend(raised);
         outcome
     }
 }
