@@ -399,6 +399,43 @@ fn firewall_every_1ms_notifies_the_window_and_tracks_subnets() {
     .is_none());
 }
 
+/// `subnets` is an `lru_hash` of 16384 /24s: a new subnet in a full map evicts the least recently
+/// used one (`get` and `insert` refresh a key, §7.11), and inserting never fails.
+#[test]
+fn firewall_subnets_map_evicts_the_least_recently_used_subnet() {
+    let module = example("firewall");
+    let mut m = Machine::new(&module);
+    let scu = found(m.scu_by_name("incast_firewall"), "the scu");
+    let p = |subnet: u32| {
+        let [_, a, b, c] = (subnet << 8 | 1).to_be_bytes();
+        ipv4_packet([10, a, b, c], [10, 2, 2, 2], 17, &udp(4000, 53, 4), 46)
+    };
+    // 16384 subnets 10.0.0.0/24 .. 10.63.255.0/24 fill the map; subnet 0 is then used again,
+    // which makes subnet 1 the least recently used.
+    for subnet in 0..16384 {
+        m.process_packet(scu, &p(subnet), 0, u64::from(subnet));
+    }
+    m.process_packet(scu, &p(0), 0, 20_000);
+    m.process_packet(scu, &p(16384), 0, 20_001);
+    let key = |subnet: u32| Bits::from_u64(24, u64::from(0x0a_0000 | subnet));
+    assert!(
+        map_get(&mut m, "incast_firewall", "subnets", key(1)).is_none(),
+        "the least recently used subnet was evicted"
+    );
+    let s = found(
+        map_get(&mut m, "incast_firewall", "subnets", key(0)),
+        "subnet 0",
+    );
+    assert_eq!((field(&s, 0), field(&s, 2)), (2, 20_000), "refreshed, kept");
+    let s = found(
+        map_get(&mut m, "incast_firewall", "subnets", key(16384)),
+        "the new subnet",
+    );
+    assert_eq!(field(&s, 0), 1);
+    assert!(map_get(&mut m, "incast_firewall", "subnets", key(2)).is_some());
+    assert_eq!(csr(&m, "incast_firewall", "window_packets"), 16386);
+}
+
 // ---------------------------------------------------------------------------------------------
 // flow_monitor
 
