@@ -18,6 +18,7 @@ pub mod check;
 pub mod entities;
 pub mod interp;
 pub mod io;
+pub mod passes;
 pub mod print;
 pub mod program;
 pub mod sim;
