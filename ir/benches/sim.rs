@@ -125,20 +125,20 @@ fn main() {
     let pool = packets(&mut rng, 10_000);
     let parse_only = lower("parse_only.sn", PARSE_ONLY);
     let mut m = Machine::new(&parse_only);
-    let scu = m.scu_by_name("parse_only").expect("scu");
+    let Some(scu) = m.scu_by_name("parse_only") else {
+        panic!("no parse_only scu")
+    };
     println!(
         "parse only: {:.2} Mpps over {n} packets",
         run(&mut m, scu, &pool, n)
     );
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/firewall.sn"
-    ))
-    .expect("firewall.sn");
-    let fw = lower("firewall.sn", &text);
+    let text = include_str!("../../examples/firewall.sn");
+    let fw = lower("firewall.sn", text);
     let mut m = Machine::new(&fw);
     add_acl(&mut m, &mut rng, 1_000);
-    let scu = m.scu_by_name("incast_firewall").expect("scu");
+    let Some(scu) = m.scu_by_name("incast_firewall") else {
+        panic!("no firewall scu")
+    };
     println!(
         "firewall, 1,000 ACL entries: {:.2} Mpps over {n} packets",
         run(&mut m, scu, &pool, n)
