@@ -69,6 +69,19 @@ pub enum SetupError {
     /// No congestion controller of that name.
     #[error("the program has no congestion controller `{0}`")]
     NoCc(String),
+    /// A `readonly` CSR: the host may only read it.
+    #[error("CSR `{0}` is readonly: the host may only read it")]
+    ReadOnlyCsr(String),
+    /// A value wider than the CSR or param.
+    #[error("{value} does not fit `{name}`, which has {width} bits")]
+    TooWide {
+        /// The CSR or param.
+        name: String,
+        /// The value given.
+        value: u64,
+        /// Its width.
+        width: u32,
+    },
 }
 
 /// The scu that receives packets and words: the one named, or the first.
@@ -267,22 +280,56 @@ pub fn set_default(
         })
 }
 
-/// Sets a CSR or param by name (`<cc>.<param>` for a cc's param).
+/// Sets a CSR or param by name (`<cc>.<param>` for a cc's param) as the host would: a `readonly`
+/// CSR and a value wider than its register are errors, never silently truncated.
 pub fn set_csr(
     machine: &mut Machine<'_>,
     scu: Option<ScuId>,
     name: &str,
     value: u64,
 ) -> Result<(), SetupError> {
+    let module = machine.module();
+    let enum_width = |e| module.enums[e].width;
     if let Some((cc, param)) = name.split_once('.') {
+        let def = module
+            .ccs
+            .values()
+            .find(|c| c.name == cc)
+            .and_then(|c| c.params.values().find(|p| p.name == param));
+        let Some(def) = def else {
+            return Err(SetupError::NoCsr(name.into()));
+        };
+        check_fits(name, value, def.ty.scalar_width(enum_width))?;
         return machine
             .set_cc_param(cc, param, value)
             .then_some(())
             .ok_or_else(|| SetupError::NoCsr(name.into()));
     }
-    let ok = scu.is_some_and(|s| machine.set_csr(s, name, &BigUint::from(value)));
-    ok.then_some(())
+    let Some(scu) = scu else {
+        return Err(SetupError::NoCsr(name.into()));
+    };
+    let Some(def) = module.scus[scu].csrs.values().find(|c| c.name == name) else {
+        return Err(SetupError::NoCsr(name.into()));
+    };
+    if def.host_readonly {
+        return Err(SetupError::ReadOnlyCsr(name.into()));
+    }
+    check_fits(name, value, def.ty.scalar_width(enum_width))?;
+    machine
+        .set_csr(scu, name, &BigUint::from(value))
+        .then_some(())
         .ok_or_else(|| SetupError::NoCsr(name.into()))
+}
+
+fn check_fits(name: &str, value: u64, width: Option<u32>) -> Result<(), SetupError> {
+    match width {
+        Some(width) if width < 64 && value >> width != 0 => Err(SetupError::TooWide {
+            name: name.into(),
+            value,
+            width,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Reads a CSR or param by name.

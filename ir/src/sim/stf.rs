@@ -46,6 +46,9 @@ impl StfReport {
 /// Runs STF `commands` on a fresh machine for `module`; packets go to scu `scu` (the first if `None`).
 pub fn run(module: &Module, commands: &[Command], scu: Option<&str>) -> StfReport {
     let mut machine = Machine::new(module);
+    // A test's clock starts at 0 (docs/testing.md): without this the machine would start its
+    // `every` periods at the first time the test names, e.g. `time 1500us`.
+    machine.advance_time(0);
     let mut runner = Runner {
         scu: setup::pick_scu(&machine, scu).ok(),
         machine: &mut machine,

@@ -1,0 +1,74 @@
+//! The STF runner's own rules (docs/testing.md), on small programs: the clock starts at 0.
+
+use scenic_frontend::Session;
+use scenic_ir::sim::stf::run_text;
+
+fn lower(text: &str) -> scenic_ir::Module {
+    let mut session = Session::new();
+    session.add_source("t.sn", text);
+    match scenic_ir::lower::lower_session(&mut session) {
+        Ok(module) => module,
+        Err(err) => panic!("cannot lower the test program: {err}"),
+    }
+}
+
+const COUNTING: &str = "
+use std::net::{ethernet};
+scu counting on slow_path {
+    csr seen: bit<32>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control { seen = seen + 1; drop(); }
+    every 1ms { seen = 0; }
+}
+";
+
+const PACKET: &str = "packet 0 020000000001 020000000002 0800 00000000\n";
+
+#[test]
+fn every_periods_count_from_time_zero_not_from_the_first_time_named() {
+    let module = lower(COUNTING);
+    // Started at 0, `every 1ms` runs at 1 ms and 2 ms: the packet at 1.5 ms is the only one counted
+    // by 1.9 ms, and the reset at 2 ms clears it. Had the clock started at 1.5 ms, the first reset
+    // would come at 2.5 ms and `seen` would still be 1 at 2.1 ms.
+    let text = format!(
+        "time 1500us\n{PACKET}check_csr seen == 1\ntime 1900us\ncheck_csr seen == 1\n\
+         time 2100us\ncheck_csr seen == 0\n"
+    );
+    let report = run_text(&module, &text, None);
+    assert!(report.ok(), "{:?}", report.failures);
+    assert_eq!(report.passed, 3);
+}
+
+const REGISTERS: &str = "
+use std::net::{ethernet};
+scu registers on slow_path {
+    csr total: bit<64> readonly;
+    csr mode: bit<2> = 1;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control { total = total + 1; drop(); }
+}
+";
+
+#[test]
+fn host_writes_to_readonly_or_too_narrow_registers_fail_and_change_nothing() {
+    let module = lower(REGISTERS);
+    let text = "set_csr total 5\nset_csr mode 4\nset_csr mode 3\ncheck_csr mode == 3\n\
+                check_csr total == 0\nset_csr nothing 1\n";
+    let report = run_text(&module, text, None);
+    let messages: Vec<(u32, &str)> = report
+        .failures
+        .iter()
+        .map(|f| (f.pos.line, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (1, "CSR `total` is readonly: the host may only read it"),
+            (2, "4 does not fit `mode`, which has 2 bits"),
+            (6, "no CSR or param named `nothing`"),
+        ]
+    );
+    assert_eq!(report.passed, 2);
+}
