@@ -25,6 +25,8 @@ use std::process::ExitCode;
 pub const EXIT_ERRORS: u8 = 1;
 /// Exit code: bad usage, or a file could not be read.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: a bug in scenicc itself (the IR failed validation after lowering or a pass).
+pub const EXIT_INTERNAL: u8 = 101;
 
 /// The command line.
 #[derive(Debug, Parser)]
@@ -83,6 +85,9 @@ enum Command {
     /// Print a compiler artifact (the IR, ...) to stdout.
     #[command(after_help = examples(&[
         ("Print the IR of a program", "scenicc emit ir examples/l3_router.sn"),
+        ("The IR after inlining and constant folding", "scenicc emit ir --passes function-inlining,constant-folding prog.sn"),
+        ("The IR after every optimisation", "scenicc emit ir --passes all prog.sn"),
+        ("List the passes and aliases", "scenicc emit ir --passes help prog.sn"),
     ]))]
     Emit(emit::EmitArgs),
     /// Run a capture through a program in the reference interpreter.

@@ -313,3 +313,79 @@ fn emit_ir_prints_the_lowered_program() {
     assert!(text.contains("scu0 \"l3_router\" on slow_path"), "{text}");
     assert!(text.contains("table0 \"routes\""), "{text}");
 }
+
+const WITH_A_CALL: &str = "use std::net::{ethernet};
+fn twice(x: bit<16>) -> bit<16> { return x + x; }
+scu inl on slow_path {
+    csr total: bit<16>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control { total = twice(eth.ether_type); drop(); }
+}
+";
+
+#[test]
+fn emit_ir_runs_the_passes_asked_for_in_order() {
+    let dir = project(&[("inl.sn", WITH_A_CALL)]);
+    let plain = scenicc(dir.path(), &["emit", "ir", "inl.sn"]);
+    assert_eq!(code(&plain), Some(0), "{}", stderr(&plain));
+    assert!(stdout(&plain).contains("csr0 = fn0(inst0.ether_type)"));
+
+    let all = scenicc(dir.path(), &["emit", "ir", "--passes", "all", "inl.sn"]);
+    assert_eq!(code(&all), Some(0), "{}", stderr(&all));
+    let text = stdout(&all);
+    assert!(!text.contains("fn0"), "inlined and removed:\n{text}");
+    assert!(text.contains("add(v0, v0)"), "{text}");
+
+    // Inlining alone keeps the (now unused) function; dead-code elimination then removes it.
+    let inl = scenicc(
+        dir.path(),
+        &["emit", "ir", "--passes", "function-inlining", "inl.sn"],
+    );
+    assert!(stdout(&inl).contains("fn0 \"twice\""));
+    assert!(!stdout(&inl).contains("fn0(inst0"));
+}
+
+#[test]
+fn emit_ir_rejects_unknown_and_empty_pass_names_with_exit_2() {
+    let dir = project(&[("inl.sn", WITH_A_CALL)]);
+    let out = scenicc(dir.path(), &["emit", "ir", "--passes", "cse", "inl.sn"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("unknown pass `cse`"), "{err}");
+    assert!(err.contains("constant-folding"), "lists the passes: {err}");
+
+    let out = scenicc(
+        dir.path(),
+        &[
+            "emit",
+            "ir",
+            "--passes",
+            "constant-folding,,compact",
+            "inl.sn",
+        ],
+    );
+    assert_eq!(code(&out), Some(2));
+    assert!(stderr(&out).contains("empty pass name"), "{}", stderr(&out));
+}
+
+#[test]
+fn emit_ir_passes_help_lists_passes_and_aliases() {
+    let dir = project(&[]);
+    let out = scenicc(dir.path(), &["emit", "ir", "--passes", "help", "any.sn"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for name in [
+        "constant-folding",
+        "dead-code-elimination",
+        "function-inlining",
+        "loop-unrolling",
+        "parser-state-merging",
+        "table-key-packing",
+        "all",
+        "cleanup",
+    ] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+}
