@@ -86,7 +86,7 @@ pub fn simulate<'a>(
 ) -> Result<SimResult, SetupError> {
     let mut machine = Machine::new(module);
     machine.trace = options.trace;
-    let scu = setup::pick_scu(&machine, options.scu.as_deref())?;
+    let scu = setup::pick_scu(module, options.scu.as_deref())?;
     if let Some(entries) = entries {
         install(&mut machine, scu, entries)?;
     }

@@ -1,5 +1,5 @@
-//! Driving the interpreter from test files and captures: the engine behind `scenicc test` and
-//! `scenicc sim`.
+//! Driving the interpreter (or any [`device::Device`]) from test files and captures: the engine
+//! behind `scenicc test` and `scenicc sim`.
 //!
 //! [`stf`] runs STF tests (`docs/testing.md`); [`setup`] maps names in STF commands and entry files
 //! (tables, key names as written in the program, actions and their named parameters, CSRs, ccs) to the
@@ -11,6 +11,7 @@
 //! [`SCU_PORT_BASE`]` + k`.
 
 pub mod capture;
+pub mod device;
 pub mod setup;
 pub mod stf;
 

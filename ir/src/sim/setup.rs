@@ -1,16 +1,18 @@
 //! Names to ids: applying table entries, default actions and CSR values written by name (in STF
-//! commands or entry files) to a machine.
+//! commands or entry files) to a [`Device`] (the interpreter or a backend's simulation), after
+//! checking every name and value against the module so that a device only sees valid requests.
 
+use super::device::{Device, DeviceError};
 use crate::entities::*;
 use crate::interp::runtime::AddEntryError;
-use crate::interp::Machine;
 use crate::io::value::{ActionCall, KeyField, MatchValue};
+use crate::program::Module;
 use crate::program::{KeyMatch, MatchKind, Scu, Table};
 use crate::types::Const;
 use num_bigint::BigUint;
 
 /// A name in a test or entry file that the program does not have, or a value of the wrong form.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     /// No scu of that name, or none at all.
     #[error("the program has no scu {0}")]
@@ -69,6 +71,9 @@ pub enum SetupError {
     /// No congestion controller of that name.
     #[error("the program has no congestion controller `{0}`")]
     NoCc(String),
+    /// The device failed (a simulation process died, ...).
+    #[error(transparent)]
+    Device(DeviceError),
     /// A `readonly` CSR: the host may only read it.
     #[error("CSR `{0}` is readonly: the host may only read it")]
     ReadOnlyCsr(String),
@@ -85,17 +90,30 @@ pub enum SetupError {
 }
 
 /// The scu that receives packets and words: the one named, or the first.
-pub fn pick_scu(machine: &Machine<'_>, name: Option<&str>) -> Result<ScuId, SetupError> {
+pub fn pick_scu(module: &Module, name: Option<&str>) -> Result<ScuId, SetupError> {
     match name {
-        Some(n) => machine
-            .scu_by_name(n)
+        Some(n) => module
+            .scus
+            .iter()
+            .find(|(_, s)| s.name == n)
+            .map(|(id, _)| id)
             .ok_or_else(|| SetupError::NoScu(format!("named `{n}`"))),
-        None => machine
-            .module()
+        None => module
             .scus
             .keys()
             .next()
             .ok_or_else(|| SetupError::NoScu("(it defines only congestion controllers)".into())),
+    }
+}
+
+/// A device's failure; an entry it refused keeps its table's name.
+fn device_error(table: &str, err: DeviceError) -> SetupError {
+    match err {
+        DeviceError::Entry(error) => SetupError::Entry {
+            table: table.into(),
+            error,
+        },
+        other => SetupError::Device(other),
     }
 }
 
@@ -243,52 +261,46 @@ pub fn action_args(
 
 /// Adds an entry written with names; returns its handle.
 pub fn add_entry(
-    machine: &mut Machine<'_>,
+    device: &mut dyn Device,
     scu: ScuId,
     table: &str,
     fields: &[KeyField],
     call: &ActionCall,
     priority: u64,
 ) -> Result<u64, SetupError> {
-    let def = &machine.module().scus[scu];
+    let def = &device.module().scus[scu];
     let t = table_def(def, table)?;
     let keys = key_matches(t, fields)?;
     let args = action_args(def, t, call)?;
-    machine
+    device
         .add_entry(scu, table, &keys, &call.name, &args, priority)
-        .map_err(|error| SetupError::Entry {
-            table: table.into(),
-            error,
-        })
+        .map_err(|err| device_error(table, err))
 }
 
 /// Replaces a table's default action, written with names.
 pub fn set_default(
-    machine: &mut Machine<'_>,
+    device: &mut dyn Device,
     scu: ScuId,
     table: &str,
     call: &ActionCall,
 ) -> Result<(), SetupError> {
-    let def = &machine.module().scus[scu];
+    let def = &device.module().scus[scu];
     let t = table_def(def, table)?;
     let args = action_args(def, t, call)?;
-    machine
+    device
         .set_default(scu, table, &call.name, &args)
-        .map_err(|error| SetupError::Entry {
-            table: table.into(),
-            error,
-        })
+        .map_err(|err| device_error(table, err))
 }
 
 /// Sets a CSR or param by name (`<cc>.<param>` for a cc's param) as the host would: a `readonly`
 /// CSR and a value wider than its register are errors, never silently truncated.
 pub fn set_csr(
-    machine: &mut Machine<'_>,
+    device: &mut dyn Device,
     scu: Option<ScuId>,
     name: &str,
     value: u64,
 ) -> Result<(), SetupError> {
-    let module = machine.module();
+    let module = device.module();
     let enum_width = |e| module.enums[e].width;
     if let Some((cc, param)) = name.split_once('.') {
         let def = module
@@ -300,8 +312,9 @@ pub fn set_csr(
             return Err(SetupError::NoCsr(name.into()));
         };
         check_fits(name, value, def.ty.scalar_width(enum_width))?;
-        return machine
+        return device
             .set_cc_param(cc, param, value)
+            .map_err(SetupError::Device)?
             .then_some(())
             .ok_or_else(|| SetupError::NoCsr(name.into()));
     }
@@ -315,8 +328,9 @@ pub fn set_csr(
         return Err(SetupError::ReadOnlyCsr(name.into()));
     }
     check_fits(name, value, def.ty.scalar_width(enum_width))?;
-    machine
-        .set_csr(scu, name, &BigUint::from(value))
+    device
+        .set_csr(scu, name, value)
+        .map_err(SetupError::Device)?
         .then_some(())
         .ok_or_else(|| SetupError::NoCsr(name.into()))
 }
@@ -333,13 +347,13 @@ fn check_fits(name: &str, value: u64, width: Option<u32>) -> Result<(), SetupErr
 }
 
 /// Reads a CSR or param by name.
-pub fn csr(machine: &Machine<'_>, scu: Option<ScuId>, name: &str) -> Result<u64, SetupError> {
-    if let Some((cc, param)) = name.split_once('.') {
-        return machine
-            .cc_param(cc, param)
-            .ok_or_else(|| SetupError::NoCsr(name.into()));
-    }
-    scu.and_then(|s| machine.csr(s, name))
-        .map(|b| b.to_u64())
+pub fn csr(device: &mut dyn Device, scu: Option<ScuId>, name: &str) -> Result<u64, SetupError> {
+    let value = match (name.split_once('.'), scu) {
+        (Some((cc, param)), _) => device.cc_param(cc, param),
+        (None, Some(scu)) => device.csr(scu, name),
+        (None, None) => Ok(None),
+    };
+    value
+        .map_err(SetupError::Device)?
         .ok_or_else(|| SetupError::NoCsr(name.into()))
 }

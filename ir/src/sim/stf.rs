@@ -6,6 +6,7 @@
 //! (as in p4c). `expect_dma` works the same way on the words pushed to an output. Every expectation
 //! and every check counts as one test; the report lists each failure with its line and column.
 
+use super::device::Device;
 use super::setup::{self, SetupError};
 use super::{port_of, PASS_PORT};
 use crate::entities::{CcId, ScuId};
@@ -43,22 +44,36 @@ impl StfReport {
     }
 }
 
-/// Runs STF `commands` on a fresh machine for `module`; packets go to scu `scu` (the first if `None`).
+/// Runs STF `commands` on a fresh interpreter for `module`; packets go to scu `scu` (the first if
+/// `None`).
 pub fn run(module: &Module, commands: &[Command], scu: Option<&str>) -> StfReport {
     let mut machine = Machine::new(module);
-    // A test's clock starts at 0 (docs/testing.md): without this the machine would start its
+    run_on(&mut machine, commands, scu)
+}
+
+/// Runs STF `commands` on `device`, which must be fresh (as loaded, at time 0); packets go to scu
+/// `scu` (the first if `None`). A device error fails the command that met it and the run goes on.
+pub fn run_on(device: &mut dyn Device, commands: &[Command], scu: Option<&str>) -> StfReport {
+    let mut report = StfReport::default();
+    // A test's clock starts at 0 (docs/testing.md): without this the device would start its
     // `every` periods at the first time the test names, e.g. `time 1500us`.
-    machine.advance_time(0);
+    if let Err(err) = device.advance_time(0) {
+        report.failures.push(Failure {
+            pos: Pos { line: 1, column: 1 },
+            message: err.to_string(),
+        });
+        return report;
+    }
     let mut runner = Runner {
-        scu: setup::pick_scu(&machine, scu).ok(),
-        machine: &mut machine,
+        scu: setup::pick_scu(device.module(), scu).ok(),
+        device,
         now: 0,
         expected: BTreeMap::new(),
         received: BTreeMap::new(),
         dma_expected: BTreeMap::new(),
         dma_received: BTreeMap::new(),
         handles: HashMap::new(),
-        report: StfReport::default(),
+        report,
     };
     for command in commands {
         runner.command(command);
@@ -86,8 +101,8 @@ pub fn run_text(module: &Module, text: &str, scu: Option<&str>) -> StfReport {
 
 type Queue<T> = BTreeMap<T, VecDeque<(ExpectPattern, Pos)>>;
 
-struct Runner<'a, 'm> {
-    machine: &'a mut Machine<'m>,
+struct Runner<'a> {
+    device: &'a mut dyn Device,
     scu: Option<ScuId>,
     now: u64,
     expected: Queue<u32>,
@@ -98,7 +113,7 @@ struct Runner<'a, 'm> {
     report: StfReport,
 }
 
-impl Runner<'_, '_> {
+impl Runner<'_> {
     fn fail(&mut self, pos: Pos, message: impl Into<String>) {
         self.report.failures.push(Failure {
             pos,
@@ -134,7 +149,7 @@ impl Runner<'_, '_> {
             CommandKind::SetDefault { table, action } => {
                 let result = self
                     .scu_or(pos)
-                    .and_then(|scu| setup::set_default(self.machine, scu, table, action));
+                    .and_then(|scu| setup::set_default(self.device, scu, table, action));
                 self.setup(pos, result);
             }
             CommandKind::Remove(removal) => self.remove(pos, removal),
@@ -156,11 +171,11 @@ impl Runner<'_, '_> {
                 bytes,
             } => self.check_output(pos, cc, *flow, *op, *bytes, "window"),
             CommandKind::SetCsr { name, value } => {
-                let result = setup::set_csr(self.machine, self.scu, name, *value);
+                let result = setup::set_csr(self.device, self.scu, name, *value);
                 self.setup(pos, result);
             }
             CommandKind::CheckCsr { name, op, value } => self.check_csr(pos, name, *op, *value),
-            CommandKind::Words { flow, data } => self.words(*flow, data),
+            CommandKind::Words { flow, data } => self.words(pos, *flow, data),
             CommandKind::ExpectDma {
                 out,
                 index,
@@ -191,7 +206,9 @@ impl Runner<'_, '_> {
             return;
         }
         self.now = to;
-        self.machine.advance_time(to);
+        if let Err(err) = self.device.advance_time(to) {
+            self.fail(pos, err.to_string());
+        }
     }
 
     fn packet(&mut self, pos: Pos, port: u32, data: &[u8]) {
@@ -199,8 +216,11 @@ impl Runner<'_, '_> {
             return self.fail(pos, "the program has no scu to send packets to");
         };
         let port = u8::try_from(port).unwrap_or(u8::MAX);
-        let outcome = self.machine.process_packet(scu, data, port, self.now);
-        for (dest, bytes) in outcome.outputs {
+        let outputs = match self.device.packet(scu, data, port, self.now) {
+            Ok(outputs) => outputs,
+            Err(err) => return self.fail(pos, err.to_string()),
+        };
+        for (dest, bytes) in outputs {
             self.received
                 .entry(port_of(&dest))
                 .or_default()
@@ -208,20 +228,21 @@ impl Runner<'_, '_> {
         }
     }
 
-    fn words(&mut self, flow: u64, data: &[u8]) {
+    fn words(&mut self, pos: Pos, flow: u64, data: &[u8]) {
         let Some(scu) = self.scu else { return };
         let chunks: Vec<&[u8]> = stf::message_words(data).collect();
         let mut passed = Vec::new();
         for (i, chunk) in chunks.iter().enumerate() {
             let (word, keep) = bytes_word(chunk);
             let last = i + 1 == chunks.len();
-            let outcome = self
-                .machine
-                .process_word(scu, flow, &word, last, keep, self.now);
-            for (w, k) in &outcome.passed {
-                passed.extend(crate::interp::stream::word_bytes(w, *k));
+            let output = match self.device.word(scu, flow, &word, keep, last, self.now) {
+                Ok(output) => output,
+                Err(err) => return self.fail(pos, err.to_string()),
+            };
+            for bytes in output.passed {
+                passed.extend(bytes);
             }
-            for (out, index, bytes) in outcome.pushed {
+            for (out, index, bytes) in output.pushed {
                 self.dma_received
                     .entry((out, index))
                     .or_default()
@@ -296,7 +317,7 @@ impl Runner<'_, '_> {
         let priority = u64::from(add.priority.unwrap_or(0));
         let result = self.scu_or(pos).and_then(|scu| {
             setup::add_entry(
-                self.machine,
+                self.device,
                 scu,
                 &add.table,
                 &add.keys,
@@ -316,28 +337,30 @@ impl Runner<'_, '_> {
 
     fn remove(&mut self, pos: Pos, removal: &Removal) {
         let Some(scu) = self.scu else { return };
-        match removal {
+        let result = match removal {
             Removal::Everything => {
-                let tables: Vec<String> = self.machine.module().scus[scu]
+                let tables: Vec<String> = self.device.module().scus[scu]
                     .tables
                     .values()
                     .map(|t| t.name.clone())
                     .collect();
-                for t in tables {
-                    self.machine.clear_entries(scu, &t);
-                }
+                tables
+                    .iter()
+                    .try_for_each(|t| self.device.clear_entries(scu, t).map(drop))
             }
-            Removal::Table(t) => {
-                if !self.machine.clear_entries(scu, t) {
-                    self.fail(pos, format!("no table named `{t}`"));
-                }
-            }
+            Removal::Table(t) => match self.device.clear_entries(scu, t) {
+                Ok(false) => return self.fail(pos, format!("no table named `{t}`")),
+                other => other.map(drop),
+            },
             Removal::Entry { table, id } => match self.handles.get(id).cloned() {
                 Some((t, handle)) if t == *table => {
-                    self.machine.remove_entry(scu, table, handle);
+                    self.device.remove_entry(scu, table, handle).map(drop)
                 }
-                _ => self.fail(pos, format!("no entry `{id}` was added to `{table}`")),
+                _ => return self.fail(pos, format!("no entry `{id}` was added to `{table}`")),
             },
+        };
+        if let Err(err) = result {
+            self.fail(pos, err.to_string());
         }
     }
 
@@ -352,8 +375,10 @@ impl Runner<'_, '_> {
                 );
             }
         };
-        let Some(cell) = self.machine.counter(scu, &c.name, index) else {
-            return self.fail(pos, format!("no counter cell `{}({index})`", c.name));
+        let cell = match self.device.counter(scu, &c.name, index) {
+            Ok(Some(cell)) => cell,
+            Ok(None) => return self.fail(pos, format!("no counter cell `{}({index})`", c.name)),
+            Err(err) => return self.fail(pos, err.to_string()),
         };
         let Some((count, op, expected)) = c.compare else {
             self.report.passed += 1;
@@ -373,7 +398,13 @@ impl Runner<'_, '_> {
     }
 
     fn cc(&mut self, pos: Pos, name: &str) -> Option<CcId> {
-        let id = self.machine.cc_by_name(name);
+        let id = self
+            .device
+            .module()
+            .ccs
+            .iter()
+            .find(|(_, c)| c.name == name)
+            .map(|(id, _)| id);
         if id.is_none() {
             self.fail(pos, SetupError::NoCc(name.into()).to_string());
         }
@@ -390,7 +421,9 @@ impl Runner<'_, '_> {
             stf::CcEvent::Timeout => CcEvent::Timeout,
             stf::CcEvent::Rtt { sample_ns } => CcEvent::Rtt(sample_ns),
         };
-        self.machine.cc_event(id, flow, event, self.now);
+        if let Err(err) = self.device.cc_event(id, flow, event, self.now) {
+            self.fail(pos, err.to_string());
+        }
     }
 
     fn check_output(
@@ -403,7 +436,10 @@ impl Runner<'_, '_> {
         what: &str,
     ) {
         let Some(id) = self.cc(pos, cc) else { return };
-        let actual = self.machine.cc_output(id, flow);
+        let actual = match self.device.cc_output(id, flow) {
+            Ok(actual) => actual,
+            Err(err) => return self.fail(pos, err.to_string()),
+        };
         self.check(
             pos,
             actual.is_some_and(|a| op.holds(&a, &expected)),
@@ -418,7 +454,7 @@ impl Runner<'_, '_> {
     }
 
     fn check_csr(&mut self, pos: Pos, name: &str, op: CmpOp, expected: u64) {
-        match setup::csr(self.machine, self.scu, name) {
+        match setup::csr(self.device, self.scu, name) {
             Ok(actual) => self.check(pos, op.holds(&actual, &expected), || {
                 format!(
                     "CSR {name} is {actual}, expected {} {expected}",
