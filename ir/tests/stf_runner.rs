@@ -72,3 +72,13 @@ fn host_writes_to_readonly_or_too_narrow_registers_fail_and_change_nothing() {
     );
     assert_eq!(report.passed, 2);
 }
+
+#[test]
+fn every_syntax_error_of_a_file_is_reported_and_nothing_runs() {
+    let module = lower(COUNTING);
+    let text = format!("{PACKET}bogus 1\ncheck_csr seen == 1\nexpect x\ntime soon\n");
+    let report = run_text(&module, &text, None);
+    let lines: Vec<u32> = report.failures.iter().map(|f| f.pos.line).collect();
+    assert_eq!(lines, [2, 4, 5], "{:?}", report.failures);
+    assert_eq!(report.passed, 0, "a file with syntax errors does not run");
+}

@@ -85,18 +85,32 @@ pub fn run_on(device: &mut dyn Device, commands: &[Command], scu: Option<&str>) 
     runner.report
 }
 
-/// Parses and runs an STF file's text; a parse error is one failure at its line.
+/// Parses and runs an STF file's text on the interpreter; a file with syntax errors does not run,
+/// and every error is one failure at its line.
 pub fn run_text(module: &Module, text: &str, scu: Option<&str>) -> StfReport {
-    match stf::parse(text) {
+    match parse_report(text) {
         Ok(commands) => run(module, &commands, scu),
-        Err(err) => StfReport {
-            passed: 0,
-            failures: vec![Failure {
+        Err(report) => report,
+    }
+}
+
+/// Parses an STF file; on syntax errors, a report with one failure per error (all of them, not only
+/// the first, so one run shows every mistake).
+pub fn parse_report(text: &str) -> Result<Vec<Command>, StfReport> {
+    let (commands, errors) = stf::parse_all(text);
+    if errors.is_empty() {
+        return Ok(commands);
+    }
+    Err(StfReport {
+        passed: 0,
+        failures: errors
+            .iter()
+            .map(|err| Failure {
                 pos: err.pos(),
                 message: err.to_string(),
-            }],
-        },
-    }
+            })
+            .collect(),
+    })
 }
 
 type Queue<T> = BTreeMap<T, VecDeque<(ExpectPattern, Pos)>>;
