@@ -17,11 +17,17 @@ impl Exec<'_> {
             Stmt::ToHost => self.effects.copies.push(Destination::Host),
             Stmt::ToNetwork(port) => {
                 let port = self.eval(frame, *port).bits().to_u64() as u8;
+                if self.halted() {
+                    return;
+                }
                 self.effects.copies.push(Destination::Network(port));
             }
             Stmt::ToScu(scu) => self.effects.copies.push(Destination::Scu(*scu)),
             Stmt::Notify(target, value) => {
                 let value = self.eval(frame, *value).bits().to_u64() as u32;
+                if self.halted() {
+                    return;
+                }
                 let note = Notification {
                     time_ns: self.now_ns,
                     source: self.source_name(),
@@ -32,21 +38,33 @@ impl Exec<'_> {
             }
             Stmt::Pass(word) => {
                 let word = self.eval(frame, *word).into_bits();
+                if self.halted() {
+                    return;
+                }
                 self.effects.passes.push(word);
             }
             Stmt::Push(out, index, word) => {
                 let i = index.map_or(0, |e| self.eval(frame, e).bits().to_u128() as usize);
                 let word = self.eval(frame, *word).into_bits();
+                if self.halted() {
+                    return;
+                }
                 self.effects.pushes.push((*out, i, word));
             }
             Stmt::Count(counter, index) => {
                 let i = index.map_or(0, |e| self.eval(frame, e).bits().to_u128() as usize);
+                if self.halted() {
+                    return;
+                }
                 self.count(*counter, i);
             }
             Stmt::Extract(inst) => self.extract(*inst),
             Stmt::Emit(inst) => self.emit(*inst),
             Stmt::SetValid(inst, index, valid) => {
                 let i = self.index_of(frame, *index);
+                if self.halted() {
+                    return;
+                }
                 let mut h = self.zero_header(*inst, *valid);
                 if !*valid {
                     h = self.header(*inst, i);
@@ -161,6 +179,9 @@ impl Exec<'_> {
             .iter()
             .map(|k| self.eval(&mut key_frame, k.expr).into_bits())
             .collect();
+        if self.halted() {
+            return (0, Vec::new());
+        }
         let Some(scu) = self.scu.as_mut() else {
             return (0, Vec::new());
         };

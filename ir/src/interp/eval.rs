@@ -19,11 +19,17 @@ impl ops::EnumInfo for Module {
 
 impl Exec<'_> {
     /// Evaluates expression `id` of the frame's body.
+    ///
+    /// Once the packet has stopped ([`Exec::halted`]) nothing more is evaluated: the result is
+    /// the zero of the expression's type, and no effect happens.
     pub fn eval(&mut self, frame: &mut Frame<'_>, id: ExprId) -> Value {
         if let Some(Some(c)) = frame.cache.consts.get(id.index()) {
             return Value::Bits(c.clone());
         }
         let body = frame.body;
+        if self.halted() {
+            return Value::zero(&body.types[id], self.module);
+        }
         match &body.exprs[id] {
             Expr::Const(_) => Value::Bits(Bits::zero(frame.width(id))),
             Expr::Local(l) => frame.locals.get(l.index()).cloned().unwrap_or(Value::Unit),
@@ -88,6 +94,9 @@ impl Exec<'_> {
                     .iter()
                     .map(|a| self.eval(frame, *a).into_bits())
                     .collect();
+                if self.halted() {
+                    return Value::Unit;
+                }
                 self.run_action(*a, values);
                 Value::Unit
             }
@@ -106,6 +115,9 @@ impl Exec<'_> {
             Expr::Lookahead(n) => Value::Bits(self.lookahead(*n)),
             Expr::MapGet(m, key) => {
                 let key = self.eval(frame, *key).into_bits();
+                if self.halted() {
+                    return Value::zero(&body.types[id], self.module);
+                }
                 let found = self
                     .scu
                     .as_mut()
@@ -115,6 +127,9 @@ impl Exec<'_> {
             }
             Expr::MapContains(m, key) => {
                 let key = self.eval(frame, *key).into_bits();
+                if self.halted() {
+                    return Value::zero(&body.types[id], self.module);
+                }
                 let found = self
                     .scu
                     .as_ref()
@@ -125,6 +140,9 @@ impl Exec<'_> {
             Expr::MapInsert(m, key, value) => {
                 let key = self.eval(frame, *key).into_bits();
                 let value = self.eval(frame, *value);
+                if self.halted() {
+                    return Value::zero(&body.types[id], self.module);
+                }
                 let ok = self
                     .scu
                     .as_mut()
@@ -134,6 +152,9 @@ impl Exec<'_> {
             }
             Expr::MapRemove(m, key) => {
                 let key = self.eval(frame, *key).into_bits();
+                if self.halted() {
+                    return Value::zero(&body.types[id], self.module);
+                }
                 let ok = self
                     .scu
                     .as_mut()
@@ -144,6 +165,9 @@ impl Exec<'_> {
             Expr::MeterExceeds(m, index, len) => {
                 let i = index.map_or(0, |e| self.eval(frame, e).bits().to_u128() as usize);
                 let len = self.eval(frame, *len).bits().to_u64();
+                if self.halted() {
+                    return Value::zero(&body.types[id], self.module);
+                }
                 let now = self.now_ns;
                 let exceeded = self
                     .scu
@@ -232,6 +256,9 @@ impl Exec<'_> {
         let values: Vec<Value> = args.iter().map(|a| self.eval(frame, *a)).collect();
         let module = self.module;
         let func = &module.functions[f];
+        if self.halted() {
+            return Value::zero(&func.ret, module);
+        }
         let cache = self.caches.get(&func.body, module);
         let mut callee = Frame::new(&func.body, cache, module);
         for (i, v) in values.into_iter().enumerate() {
@@ -239,10 +266,9 @@ impl Exec<'_> {
         }
         match self.block(&mut callee, &func.body.block) {
             super::exec::Flow::Return(v) => v,
-            super::exec::Flow::Stop => {
-                self.effects.dropped = true;
-                Value::Unit
-            }
+            // `drop()` or a parse error in the callee: the caller's statement is abandoned (the
+            // packet already records why it stopped).
+            super::exec::Flow::Stop => Value::zero(&func.ret, module),
             super::exec::Flow::Next => Value::zero(&func.ret, module),
         }
     }

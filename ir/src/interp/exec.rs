@@ -2,9 +2,10 @@
 
 use super::bits::Bits;
 use super::frame::Frame;
+use super::pattern;
 use super::value::Value;
 use super::Exec;
-use crate::body::{Block, Pattern, Place, Stmt};
+use crate::body::{Block, Place, Stmt};
 use crate::entities::LocalId;
 use cranelift_entity::EntityRef;
 
@@ -40,30 +41,37 @@ impl Exec<'_> {
         match stmt {
             Stmt::Let(local, value) => {
                 let v = self.eval(frame, *value);
+                if self.halted() {
+                    return Flow::Stop;
+                }
                 set_local(frame, *local, v);
             }
             Stmt::Assign(place, value) => {
                 let v = self.eval(frame, *value);
+                if self.halted() {
+                    return Flow::Stop;
+                }
                 self.assign(frame, place, v);
             }
             Stmt::Eval(e) => {
                 self.eval(frame, *e);
             }
             Stmt::If(cond, then, otherwise) => {
-                let taken = if self.eval(frame, *cond).is_true() {
-                    then
-                } else {
-                    otherwise
-                };
-                return self.block(frame, taken);
+                let taken = self.eval(frame, *cond).is_true();
+                if self.halted() {
+                    return Flow::Stop;
+                }
+                return self.block(frame, if taken { then } else { otherwise });
             }
             Stmt::Switch { on, cases, default } => {
                 let v = self.eval(frame, *on);
-                let case = cases.iter().find(|c| {
-                    c.patterns
-                        .iter()
-                        .any(|p| pattern_matches(p, &v, frame, self))
-                });
+                if self.halted() {
+                    return Flow::Stop;
+                }
+                let ty = &frame.body.types[*on];
+                let case = cases
+                    .iter()
+                    .find(|c| c.patterns.iter().any(|p| pattern::matches(p, ty, &v)));
                 return self.block(frame, case.map_or(default, |c| &c.body));
             }
             Stmt::For {
@@ -74,6 +82,9 @@ impl Exec<'_> {
             } => return self.for_loop(frame, *var, *first, *last, body),
             Stmt::Return(value) => {
                 let v = value.map_or(Value::Unit, |e| self.eval(frame, e));
+                if self.halted() {
+                    return Flow::Stop;
+                }
                 return Flow::Return(v);
             }
             Stmt::Block(b) => return self.block(frame, b),
@@ -84,6 +95,12 @@ impl Exec<'_> {
             other => self.effect(frame, other),
         }
         Flow::Next
+    }
+
+    /// Whether the packet stopped: `drop()` ran or the parser failed. Nothing runs after that: a
+    /// statement whose evaluation stopped is abandoned, and effects are not performed.
+    pub fn halted(&self) -> bool {
+        self.effects.dropped || self.parse_error.is_some()
     }
 
     fn for_loop(
@@ -111,35 +128,15 @@ impl Exec<'_> {
         Flow::Next
     }
 
-    /// Writes `value` into a place.
+    /// Writes `value` into a place. The place's indices are evaluated once each, root first.
     pub fn assign(&mut self, frame: &mut Frame<'_>, place: &Place, value: Value) {
-        match place {
-            Place::Local(l) => set_local(frame, *l, value),
-            Place::Csr(c) => self.set_csr(*c, value.into_bits()),
-            Place::Meta(f) => self.set_meta(*f, value),
-            Place::HeaderField { inst, index, field } => {
-                let i = self.index_of(frame, *index);
-                self.set_header_field(*inst, i, *field, value.into_bits());
-            }
-            Place::Header { inst, index } => {
-                let i = self.index_of(frame, *index);
-                if let Value::Header(h) = value {
-                    self.set_header(*inst, i, h);
-                }
-            }
-            Place::CcState(s) => self.set_cc_state(*s, value),
-            Place::Field(..) | Place::Index(..) | Place::Slice(..) => {
-                let current = self.read_place(frame, place);
-                let _ = current;
-                self.assign_nested(frame, place, value);
-            }
-        }
-    }
-
-    /// Assignment into part of a value: read the whole, update the part, write the whole back.
-    fn assign_nested(&mut self, frame: &mut Frame<'_>, place: &Place, value: Value) {
         let (root, path) = split_place(place);
-        let mut whole = self.read_place(frame, root);
+        let root_index = match root {
+            Place::HeaderField { index, .. } | Place::Header { index, .. } => {
+                self.index_of(frame, *index)
+            }
+            _ => 0,
+        };
         let mut indices = Vec::new();
         for step in &path {
             indices.push(match step {
@@ -147,44 +144,51 @@ impl Exec<'_> {
                 _ => 0,
             });
         }
-        update_part(&mut whole, &path, &indices, value);
-        self.assign(frame, root, whole);
+        if self.halted() {
+            return;
+        }
+        let value = if path.is_empty() {
+            value
+        } else {
+            // Assignment into part of a value: read the whole, update the part, write it back.
+            let mut whole = self.read_root(frame, root, root_index);
+            update_part(&mut whole, &path, &indices, value);
+            whole
+        };
+        self.write_root(frame, root, root_index, value);
     }
 
-    /// The current value of a place.
-    pub fn read_place(&mut self, frame: &mut Frame<'_>, place: &Place) -> Value {
-        match place {
+    /// Writes a whole root place (element `i` of a header stack).
+    fn write_root(&mut self, frame: &mut Frame<'_>, root: &Place, i: usize, value: Value) {
+        match root {
+            Place::Local(l) => set_local(frame, *l, value),
+            Place::Csr(c) => self.set_csr(*c, value.into_bits()),
+            Place::Meta(f) => self.set_meta(*f, value),
+            Place::HeaderField { inst, field, .. } => {
+                self.set_header_field(*inst, i, *field, value.into_bits());
+            }
+            Place::Header { inst, .. } => {
+                if let Value::Header(h) = value {
+                    self.set_header(*inst, i, h);
+                }
+            }
+            Place::CcState(s) => self.set_cc_state(*s, value),
+            Place::Field(..) | Place::Index(..) | Place::Slice(..) => {}
+        }
+    }
+
+    /// The current value of a root place (element `i` of a header stack).
+    fn read_root(&mut self, frame: &mut Frame<'_>, root: &Place, i: usize) -> Value {
+        match root {
             Place::Local(l) => frame.locals.get(l.index()).cloned().unwrap_or(Value::Unit),
             Place::Csr(c) => Value::Bits(self.csr(*c)),
             Place::Meta(f) => self.meta(*f),
-            Place::HeaderField { inst, index, field } => {
-                let i = self.index_of(frame, *index);
+            Place::HeaderField { inst, field, .. } => {
                 Value::Bits(self.header_field(*inst, i, *field))
             }
-            Place::Header { inst, index } => {
-                let i = self.index_of(frame, *index);
-                Value::Header(self.header(*inst, i))
-            }
+            Place::Header { inst, .. } => Value::Header(self.header(*inst, i)),
             Place::CcState(s) => self.cc_state(*s),
-            Place::Field(base, f) => match self.read_place(frame, base) {
-                Value::Struct(fields) => fields.get(*f as usize).cloned().unwrap_or(Value::Unit),
-                Value::Header(h) => h
-                    .fields
-                    .get(*f as usize)
-                    .cloned()
-                    .map_or(Value::Unit, Value::Bits),
-                _ => Value::Unit,
-            },
-            Place::Index(base, e) => {
-                let i = self.eval(frame, *e).bits().to_u128() as usize;
-                match self.read_place(frame, base) {
-                    Value::Array(items) => items.get(i).cloned().unwrap_or(Value::Unit),
-                    _ => Value::Unit,
-                }
-            }
-            Place::Slice(base, hi, lo) => {
-                Value::Bits(self.read_place(frame, base).bits().slice(*hi, *lo))
-            }
+            Place::Field(..) | Place::Index(..) | Place::Slice(..) => Value::Unit,
         }
     }
 
@@ -275,33 +279,5 @@ fn splice(bits: &Bits, hi: u32, lo: u32, part: &Bits) -> Bits {
 fn set_local(frame: &mut Frame<'_>, local: LocalId, value: Value) {
     if let Some(slot) = frame.locals.get_mut(local.index()) {
         *slot = value;
-    }
-}
-
-/// Whether `pattern` matches `value`.
-pub fn pattern_matches(
-    pattern: &Pattern,
-    value: &Value,
-    frame: &Frame<'_>,
-    exec: &Exec<'_>,
-) -> bool {
-    let _ = (frame, exec);
-    match (pattern, value) {
-        (Pattern::Any, _) => true,
-        (Pattern::Tuple(ps), Value::Tuple(vs)) => ps
-            .iter()
-            .zip(vs)
-            .all(|(p, v)| pattern_matches(p, v, frame, exec)),
-        (Pattern::Value(c), Value::Bits(b)) => b == &Bits::from_biguint(b.width(), &c.0),
-        (Pattern::Mask(v, m), Value::Bits(b)) => {
-            let m = Bits::from_biguint(b.width(), &m.0);
-            b.bit_and(&m) == Bits::from_biguint(b.width(), &v.0).bit_and(&m)
-        }
-        (Pattern::Range(lo, hi), Value::Bits(b)) => {
-            let lo = Bits::from_biguint(b.width(), &lo.0);
-            let hi = Bits::from_biguint(b.width(), &hi.0);
-            !b.ult(&lo) && !hi.ult(b)
-        }
-        _ => false,
     }
 }

@@ -14,6 +14,7 @@ pub mod frame;
 pub mod intrinsics;
 pub mod ops;
 pub mod packet;
+pub mod pattern;
 pub mod runtime;
 pub mod state;
 pub mod stream;

@@ -226,12 +226,13 @@ impl Exec<'_> {
                     if let Some(err) = self.parse_error.take() {
                         return Some(error_id(def, err));
                     }
+                    let ty = &parser.body.types[*on];
                     cases
                         .iter()
                         .find(|c| {
                             c.patterns
                                 .iter()
-                                .any(|p| super::exec::pattern_matches(p, &v, &frame, self))
+                                .any(|p| super::pattern::matches(p, ty, &v))
                         })
                         .map_or(Target::Reject(no_match), |c| c.target)
                 }

@@ -25,7 +25,7 @@ use super::{Pass, PassResult};
 use crate::body::{BinaryOp, Block, Body, Expr, Intrinsic, Pattern, Stmt};
 use crate::entities::*;
 use crate::interp::bits::Bits;
-use crate::interp::{intrinsics, ops};
+use crate::interp::{intrinsics, ops, pattern};
 use crate::program::{Module, Parser, Target, Transition};
 use crate::types::{Const, Type};
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -311,15 +311,16 @@ fn propagate_locals(code: &mut CodeMut<'_>) -> bool {
     changed
 }
 
-/// A constant scrutinee: a scalar or a tuple of constants.
+/// A constant scrutinee: a scalar (with whether its type is signed) or a tuple of constants.
 enum ConstVal {
-    Bits(Bits),
+    Bits(Bits, bool),
     Tuple(Vec<ConstVal>),
 }
 
 fn const_val(body: &Body, id: ExprId, widths: &Widths) -> Option<ConstVal> {
     match body.exprs.get(id)? {
-        Expr::Const(_) => const_of(body, id, widths).map(ConstVal::Bits),
+        Expr::Const(_) => const_of(body, id, widths)
+            .map(|b| ConstVal::Bits(b, body.types.get(id).is_some_and(Type::is_signed))),
         Expr::Tuple(items) => items
             .iter()
             .map(|i| const_val(body, *i, widths))
@@ -329,21 +330,13 @@ fn const_val(body: &Body, id: ExprId, widths: &Widths) -> Option<ConstVal> {
     }
 }
 
-/// Whether a pattern matches a constant, exactly as `interp::exec::pattern_matches` decides.
+/// Whether a pattern matches a constant: the interpreter's own [`pattern::scalar_matches`],
+/// element-wise for tuples.
 fn matches(p: &Pattern, v: &ConstVal) -> bool {
     match (p, v) {
         (Pattern::Any, _) => true,
         (Pattern::Tuple(ps), ConstVal::Tuple(vs)) => ps.iter().zip(vs).all(|(p, v)| matches(p, v)),
-        (Pattern::Value(c), ConstVal::Bits(b)) => *b == Bits::from_biguint(b.width(), &c.0),
-        (Pattern::Mask(v, m), ConstVal::Bits(b)) => {
-            let m = Bits::from_biguint(b.width(), &m.0);
-            b.bit_and(&m) == Bits::from_biguint(b.width(), &v.0).bit_and(&m)
-        }
-        (Pattern::Range(lo, hi), ConstVal::Bits(b)) => {
-            let lo = Bits::from_biguint(b.width(), &lo.0);
-            let hi = Bits::from_biguint(b.width(), &hi.0);
-            !b.ult(&lo) && !hi.ult(b)
-        }
+        (_, ConstVal::Bits(b, signed)) => pattern::scalar_matches(p, *signed, b),
         _ => false,
     }
 }
