@@ -7,9 +7,15 @@
 #   4. goldens        tests that rewrite golden files under testsuite/ must leave them exactly as
 #                     committed: `git status --porcelain -- testsuite/` must print nothing
 #
-# Set-up: none beyond a Rust toolchain from rustup (cargo, rustc, rustfmt, clippy). If rustfmt or
-# clippy is missing and rustup is available, the script adds the component itself. Later issues that
-# need more (e.g. the ap_types headers for HLS C-simulation) add their set-up here.
+# Set-up: a Rust toolchain from rustup (cargo, rustc, rustfmt, clippy). If rustfmt or clippy is
+# missing and rustup is available, the script adds the component itself. Later issues that need more
+# (e.g. the ap_types headers for HLS C-simulation) add their set-up here.
+#
+# The `scenicc sim` real-traffic test (testsuite/tests/sim_real_traffic.rs) needs root (network
+# namespaces, a veth pair) and the tools ip (iproute2), tcpdump, ping (iputils-ping) and socat. As
+# root, the script installs whichever are missing with apt-get, checks that a namespace can be created,
+# and then sets SCENIC_REQUIRE_NETNS=1 so that the test fails instead of skipping if it cannot run.
+# Not as root, it says so and the test skips ("skipping: needs root to create network namespaces").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +37,50 @@ ensure_component() {
     fi
 }
 
+# Installs (as root, with apt-get, quietly) what the real-traffic test needs, and requires the test
+# to run when everything is there. Idempotent: installs only what is missing.
+ensure_netns_tools() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "note: not root: the real-traffic test (sim_real_traffic) will skip: needs root to create network namespaces"
+        return 0
+    fi
+    local missing=() tool
+    for tool in ip:iproute2 tcpdump:tcpdump ping:iputils-ping socat:socat; do
+        command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        if ! command -v apt-get >/dev/null 2>&1; then
+            echo "note: cannot install ${missing[*]} (no apt-get): the real-traffic test will skip"
+            return 0
+        fi
+        step "apt-get install ${missing[*]} (for the real-traffic test)"
+        local log
+        log=$(mktemp)
+        export DEBIAN_FRONTEND=noninteractive
+        if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+            # The package lists may be missing or stale (fresh containers): refresh them once.
+            if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+                cat "$log" >&2
+                rm -f "$log"
+                echo "note: installing ${missing[*]} failed (above): the real-traffic test will skip"
+                return 0
+            fi
+        fi
+        rm -f "$log"
+    fi
+    # Root without the capabilities (an unprivileged container) cannot create namespaces.
+    local probe="scntprobe$$"
+    if ! ip netns add "$probe" >/dev/null 2>&1; then
+        echo "note: cannot create a network namespace here: the real-traffic test will skip"
+        return 0
+    fi
+    ip netns del "$probe" >/dev/null 2>&1 || true
+    export SCENIC_REQUIRE_NETNS=1
+}
+
 ensure_component fmt rustfmt
 ensure_component clippy clippy
+ensure_netns_tools
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check
