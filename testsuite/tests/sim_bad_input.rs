@@ -8,7 +8,7 @@
 //! (`scenic_ir::io` and `scenic_ir::sim::capture`) and, where the command line has its own handling,
 //! through the `scenicc` binary.
 //!
-//! Two bugs found here have `#[ignore]`d reproducers at the end (run them with `--ignored`).
+//! A bug found here has an `#[ignore]`d reproducer at the end (run it with `--ignored`).
 
 mod support;
 
@@ -940,15 +940,13 @@ fn bug_a_time_gap_runs_every_blocks_one_by_one() {
     assert!(result.is_ok());
 }
 
-/// BUG (ir/src/sim/capture.rs, `tcp_payload` and `roce_payload`): the payload is taken up to the end
-/// of the frame, not the end of the IP packet (IPv4 total length / IPv6 payload length), so
-/// Ethernet padding becomes payload. Frames shorter than 60 bytes are padded on the wire, and
-/// captures of real NICs show the padding: a pure TCP ACK (54 bytes, padded to 60) feeds 6 zero
-/// bytes into the connection's stream, inserting them into the byte stream the kernel sees; a RoCE
-/// packet without payload (58 bytes, padded to 60) feeds 2 bytes of its ICRC. Expected: no words.
+/// Regression (ir/src/sim/capture.rs, `tcp_payload` and `roce_payload`): the payload ends where the
+/// IP packet ends (IPv4 total length / IPv6 payload length), not at the end of the frame. Frames
+/// shorter than 60 bytes are padded on the wire, and captures of real NICs show the padding: a pure
+/// TCP ACK (54 bytes, padded to 60) must feed no bytes into the connection's stream, and a RoCE
+/// packet without payload (58 bytes, padded to 60) must not feed 2 bytes of its ICRC.
 #[test]
-#[ignore = "bug: Ethernet padding is fed to tcp/rdma stream kernels as payload"]
-fn bug_ethernet_padding_becomes_stream_payload() {
+fn ethernet_padding_never_becomes_stream_payload() {
     let counter = lower_source(
         "tcp_words.sn",
         "scu tcp_words on tcp(flow) {\n    stream(word: bit<512>) {\n        pass(word);\n    }\n}\n",

@@ -242,22 +242,45 @@ struct Payload {
     last: bool,
 }
 
-/// The L4 header offset and protocol of an Ethernet/IPv4 or IPv6 packet.
-fn l4(data: &[u8]) -> Option<(usize, u8)> {
+/// Where the L4 header of an Ethernet/IPv4 or IPv6 packet starts, its protocol, and where the IP
+/// packet ends: by its length field, not the frame's end, so that Ethernet padding (frames are at
+/// least 60 bytes) is never taken for payload.
+struct L4 {
+    offset: usize,
+    protocol: u8,
+    end: usize,
+}
+
+fn l4(data: &[u8]) -> Option<L4> {
     let ether_type = u16::from_be_bytes([*data.get(12)?, *data.get(13)?]);
-    match ether_type {
+    let be16 = |at: usize| {
+        Some(usize::from(u16::from_be_bytes([
+            *data.get(at)?,
+            *data.get(at + 1)?,
+        ])))
+    };
+    let (offset, protocol, end) = match ether_type {
         0x0800 => {
             let ihl = usize::from(data.get(14)? & 0x0f) * 4;
-            Some((14 + ihl, *data.get(14 + 9)?))
+            (14 + ihl, *data.get(14 + 9)?, 14 + be16(16)?)
         }
-        0x86dd => Some((14 + 40, *data.get(14 + 6)?)),
-        _ => None,
-    }
+        0x86dd => (14 + 40, *data.get(14 + 6)?, 14 + 40 + be16(18)?),
+        _ => return None,
+    };
+    Some(L4 {
+        offset,
+        protocol,
+        end: end.min(data.len()),
+    })
 }
 
 fn roce_payload(data: &[u8]) -> Option<Payload> {
-    let (udp, proto) = l4(data)?;
-    if proto != 17 || u16::from_be_bytes([*data.get(udp + 2)?, *data.get(udp + 3)?]) != 4791 {
+    let L4 {
+        offset: udp,
+        protocol,
+        end: ip_end,
+    } = l4(data)?;
+    if protocol != 17 || u16::from_be_bytes([*data.get(udp + 2)?, *data.get(udp + 3)?]) != 4791 {
         return None;
     }
     let bth = udp + 8;
@@ -276,7 +299,7 @@ fn roce_payload(data: &[u8]) -> Option<Payload> {
     let reth = matches!(opcode, 0x06 | 0x0a | 0x0b | 0x0c);
     let imm = matches!(opcode, 0x03 | 0x05 | 0x09 | 0x0b);
     let start = bth + 12 + if reth { 16 } else { 0 } + if imm { 4 } else { 0 };
-    let end = data.len().checked_sub(4 + pad)?;
+    let end = ip_end.checked_sub(4 + pad)?;
     let last = matches!(
         opcode,
         0x02 | 0x03 | 0x04 | 0x05 | 0x08 | 0x09 | 0x0a | 0x0b
@@ -289,8 +312,12 @@ fn roce_payload(data: &[u8]) -> Option<Payload> {
 }
 
 fn tcp_payload(data: &[u8], sessions: &mut BTreeMap<Vec<u8>, u64>) -> Option<Payload> {
-    let (tcp, proto) = l4(data)?;
-    if proto != 6 {
+    let L4 {
+        offset: tcp,
+        protocol,
+        end: ip_end,
+    } = l4(data)?;
+    if protocol != 6 {
         return None;
     }
     let offset = usize::from(data.get(tcp + 12)? >> 4) * 4;
@@ -306,9 +333,9 @@ fn tcp_payload(data: &[u8], sessions: &mut BTreeMap<Vec<u8>, u64>) -> Option<Pay
     let next = sessions.len() as u64;
     let flow = *sessions.entry(key).or_insert(next) & 0xffff;
     let start = tcp + offset;
-    (start < data.len()).then_some(Payload {
+    (start < ip_end).then_some(Payload {
         flow,
-        range: start..data.len(),
+        range: start..ip_end,
         last: flags & 0x09 != 0,
     })
 }
