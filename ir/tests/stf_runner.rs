@@ -82,3 +82,21 @@ fn every_syntax_error_of_a_file_is_reported_and_nothing_runs() {
     assert_eq!(lines, [2, 4, 5], "{:?}", report.failures);
     assert_eq!(report.passed, 0, "a file with syntax errors does not run");
 }
+
+#[test]
+fn a_time_step_with_too_much_periodic_work_fails_at_its_line() {
+    let module = lower(COUNTING);
+    // `every 1ms` over 100,000 s would be 10^8 runs: the step fails, time stays where it was.
+    let text = format!("time 100000s\ntime 2ms\n{PACKET}check_csr seen == 1\n");
+    let report = run_text(&module, &text, None);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(report.failures[0].pos.line, 1);
+    assert!(
+        report.failures[0]
+            .message
+            .contains("would run 100000000 times"),
+        "{}",
+        report.failures[0].message
+    );
+    assert_eq!(report.passed, 1);
+}

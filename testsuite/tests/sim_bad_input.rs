@@ -8,7 +8,8 @@
 //! (`scenic_ir::io` and `scenic_ir::sim::capture`) and, where the command line has its own handling,
 //! through the `scenicc` binary.
 //!
-//! A bug found here has an `#[ignore]`d reproducer at the end (run it with `--ignored`).
+//! Two bugs found here (time jumps, Ethernet padding as payload) are fixed; their reproducers are
+//! regression tests at the end.
 
 mod support;
 
@@ -915,20 +916,16 @@ fn tracing_a_bad_capture_does_not_change_the_outcome() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reproducers of bugs found by these tests (ignored until fixed; run with `--ignored`).
+// Regression tests of bugs these tests found.
 
-/// BUG (ir/src/interp/runtime.rs, `Machine::advance_time`): `every` blocks are caught up one run
-/// at a time, and every run's notification is kept (in `Machine::notifications` and the packet's
-/// outcome). Virtual time starts at the first packet, so a capture whose timestamps jump (a record
-/// with timestamp 0, a pcapng simple packet block, which gets the previous packet's timestamp or 0,
-/// before a real one, or a capture left running overnight) makes `scenicc sim` run the block
-/// billions of times: firewall.sn (`every 1ms`) takes about 2 µs and 130 bytes per missed period,
-/// so the two packets below (timestamps 0 and 1.7e9 s) would take days and terabytes; a one-day gap
-/// already costs minutes and ~11 GB. The summary's notification count shows the runs: 10000 for a
-/// 10 s gap.
+/// Regression: virtual time starts at the first packet and the interpreter runs every missed
+/// period of an `every` block, so a capture whose timestamps jump (a record stamped 0, a pcapng
+/// simple packet block, which gets the previous packet's timestamp or 0, before a real one, or a
+/// capture left running overnight) used to make `scenicc sim` run `every 1ms` billions of times
+/// (days, terabytes). Such a step now stops the simulation at once with an error that names the
+/// packet, the block and the number of runs.
 #[test]
-#[ignore = "bug: every blocks are caught up one period at a time (hang on a timestamp jump)"]
-fn bug_a_time_gap_runs_every_blocks_one_by_one() {
+fn a_time_jump_fails_fast_naming_the_every_block() {
     let p = ipv4_udp([10, 0, 0, 2], [10, 1, 0, 9], 64, 1, 2, b"x");
     let packets = vec![(0, p.clone()), (1_700_000_000_000_000_000, p)];
     let module = std::sync::Arc::new(lower_example("firewall.sn"));
@@ -937,7 +934,21 @@ fn bug_a_time_gap_runs_every_blocks_one_by_one() {
         "two packets through firewall.sn",
         move || simulate(&module, &packets).map(|r| r.summary.notifications),
     );
-    assert!(result.is_ok());
+    let Err(err) = result else {
+        panic!("expected an error, got {result:?}");
+    };
+    let message = err.to_string();
+    assert!(message.contains("at packet 2"), "{message}");
+    assert!(
+        message.contains("`every 1000000 ns` of scu `incast_firewall`"),
+        "{message}"
+    );
+    // A gap within the limit still runs every period: 10 s of `every 1ms` is 10,000 runs.
+    let p = ipv4_udp([10, 0, 0, 2], [10, 1, 0, 9], 64, 1, 2, b"x");
+    let packets = vec![(0, p.clone()), (10_000_000_000, p)];
+    let result =
+        simulate(&lower_example("firewall.sn"), &packets).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(result.summary.notifications, 10_000);
 }
 
 /// Regression (ir/src/sim/capture.rs, `tcp_payload` and `roce_payload`): the payload ends where the

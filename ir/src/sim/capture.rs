@@ -100,7 +100,21 @@ pub fn simulate<'a>(
         result: SimResult::default(),
         tcp_sessions: BTreeMap::new(),
     };
+    let mut now: Option<u64> = None;
     for (n, (ts, data)) in packets.into_iter().enumerate() {
+        if let Some(from) = now {
+            if let Some((runs, what)) = super::excessive_catch_up(module, from, ts) {
+                return Err(SetupError::TimeJump {
+                    at: format!(", at packet {}", n + 1),
+                    from_ns: from,
+                    to_ns: ts,
+                    runs,
+                    what,
+                    limit: super::MAX_CATCH_UP_RUNS,
+                });
+            }
+        }
+        now = Some(now.map_or(ts, |t| t.max(ts)));
         sim.packet(n + 1, ts, data);
     }
     Ok(sim.finish(module))

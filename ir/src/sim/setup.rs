@@ -74,6 +74,26 @@ pub enum SetupError {
     /// The device failed (a simulation process died, ...).
     #[error(transparent)]
     Device(DeviceError),
+    /// Time jumps so far that the periodic work it implies would not finish.
+    #[error(
+        "time jumps from {from_ns} ns to {to_ns} ns{at}: {what} would run {runs} times (the simulator \
+         stops above {limit} periodic runs per step); the timestamps probably jump (a record stamped 0, \
+         or a capture left running): fix them, or split the capture"
+    )]
+    TimeJump {
+        /// Where it happened (`, at packet 7`), or nothing.
+        at: String,
+        /// The time before the step.
+        from_ns: u64,
+        /// The time asked for.
+        to_ns: u64,
+        /// Periodic runs it would cause.
+        runs: u64,
+        /// The block with the most runs.
+        what: String,
+        /// [`super::MAX_CATCH_UP_RUNS`].
+        limit: u64,
+    },
     /// A `readonly` CSR: the host may only read it.
     #[error("CSR `{0}` is readonly: the host may only read it")]
     ReadOnlyCsr(String),

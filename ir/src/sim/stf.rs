@@ -219,6 +219,17 @@ impl Runner<'_> {
             );
             return;
         }
+        if let Some((runs, what)) = super::excessive_catch_up(self.device.module(), self.now, to) {
+            let err = SetupError::TimeJump {
+                at: String::new(),
+                from_ns: self.now,
+                to_ns: to,
+                runs,
+                what,
+                limit: super::MAX_CATCH_UP_RUNS,
+            };
+            return self.fail(pos, err.to_string());
+        }
         self.now = to;
         if let Err(err) = self.device.advance_time(to) {
             self.fail(pos, err.to_string());
