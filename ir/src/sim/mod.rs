@@ -56,14 +56,15 @@ pub fn excessive_catch_up(module: &Module, from_ns: u64, to_ns: u64) -> Option<(
         })
     });
     let timers = module.ccs.values().flat_map(|cc| {
-        cc.timers.values().filter_map(move |t| {
-            (t.period.0 == Dimension::Duration).then(|| {
+        cc.timers
+            .values()
+            .filter(|t| t.period.0 == Dimension::Duration)
+            .map(move |t| {
                 (
                     t.period.1,
                     format!("timer `{}` of cc `{}`", t.name, cc.name),
                 )
             })
-        })
     });
     let mut total = 0u64;
     let mut worst: Option<(u64, String)> = None;
