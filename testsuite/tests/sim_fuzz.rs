@@ -359,9 +359,8 @@ fn check(name: &str, packets: &[(u64, Vec<u8>)], result: &SimResult) {
             assert_eq!(out.data.len(), input.len(), "{}", ctx());
             if input_ok {
                 let h = PacketHeaders::from_ethernet_slice(input).unwrap_or_else(|e| panic!("{e}"));
-                // Where etherparse's payload starts (trailing bytes past the IP packet's end are
-                // not counted as payload by etherparse, but are by the simulator: see
-                // sim_bad_input.rs, `bug_ethernet_padding_becomes_stream_payload`).
+                // Where etherparse's payload starts (as a pointer into the input: bytes past the
+                // IP packet's end are in neither etherparse's payload nor the simulator's).
                 let headers = h.payload.slice().as_ptr() as usize - input.as_ptr() as usize;
                 assert_eq!(
                     out.data[..headers],
