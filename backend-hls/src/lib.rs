@@ -2,3 +2,6 @@
 //! C-simulates it with g++ against the reference interpreter.
 //!
 //! (The mapping from IR to the kernel is documented here as the backend grows; see `docs/hls.md`.)
+//! [`ports`] is the kernel's boundary: the top function's ports per attach kind.
+
+pub mod ports;

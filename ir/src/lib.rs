@@ -15,6 +15,7 @@
 
 pub mod body;
 pub mod check;
+pub mod control;
 pub mod entities;
 pub mod interp;
 pub mod io;
