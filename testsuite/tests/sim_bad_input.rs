@@ -8,9 +8,8 @@
 //! (`scenic_ir::io` and `scenic_ir::sim::capture`) and, where the command line has its own handling,
 //! through the `scenicc` binary.
 //!
-//! Two bugs found here (time jumps, Ethernet padding as payload) are fixed; their reproducers are
-//! regression tests at the end. A third (IPv4 and TCP header lengths below the minimum) has an
-//! `#[ignore]`d reproducer there (run it with `--ignored`).
+//! Three bugs found here (time jumps, Ethernet padding as payload, IPv4 and TCP header lengths below
+//! the minimum) are fixed; their reproducers are regression tests at the end.
 
 mod support;
 
@@ -987,15 +986,14 @@ fn ethernet_padding_never_becomes_stream_payload() {
     );
 }
 
-/// BUG (ir/src/sim/capture.rs, `l4` and `tcp_payload`): an IPv4 header length below 5 words and a
-/// TCP data offset below 5 words are taken as they are, so the payload handed to a tcp scu starts
-/// inside the IP or TCP header, and the words it passes are written back over those headers. A NIC's
-/// TCP stack drops such packets (RFC 791 and RFC 9293 make 5 the minimum); the simulator should feed
-/// nothing. Here a scu that XORs every word rewrites the IPv4 header (ihl 0) and the TCP header
-/// (data offset 0).
+/// Regression (ir/src/sim/capture.rs, `l4` and `tcp_payload`): an IPv4 header length below 5 words
+/// or a TCP data offset below 5 words used to be taken as it was, so the payload handed to a tcp scu
+/// started inside the IP or TCP header and the words it passed were written back over those
+/// headers. A NIC's TCP stack drops such packets (RFC 791 and RFC 9293 make 5 the minimum), so the
+/// simulator feeds nothing. Here a scu that XORs every word must not touch the IPv4 header (ihl 0)
+/// or the TCP header (data offset 0).
 #[test]
-#[ignore = "bug: ihl < 5 or a TCP data offset < 5 feeds header bytes to tcp stream kernels"]
-fn bug_short_header_lengths_feed_headers_to_tcp_kernels() {
+fn short_header_lengths_feed_nothing_to_tcp_kernels() {
     let scramble = lower_source(
         "scramble.sn",
         "scu scramble on tcp(flow) {\n    stream(word: bit<512>) {\n        pass(~word);\n    }\n}\n",

@@ -276,6 +276,10 @@ fn l4(data: &[u8]) -> Option<L4> {
     let (offset, protocol, end) = match ether_type {
         0x0800 => {
             let ihl = usize::from(data.get(14)? & 0x0f) * 4;
+            // Below the 20-byte minimum (RFC 791) a NIC's stack drops the packet: no payload.
+            if ihl < 20 {
+                return None;
+            }
             (14 + ihl, *data.get(14 + 9)?, 14 + be16(16)?)
         }
         0x86dd => (14 + 40, *data.get(14 + 6)?, 14 + 40 + be16(18)?),
@@ -335,6 +339,10 @@ fn tcp_payload(data: &[u8], sessions: &mut BTreeMap<Vec<u8>, u64>) -> Option<Pay
         return None;
     }
     let offset = usize::from(data.get(tcp + 12)? >> 4) * 4;
+    // Below the 20-byte minimum (RFC 9293) the stack drops the segment: no payload.
+    if offset < 20 {
+        return None;
+    }
     let flags = *data.get(tcp + 13)?;
     // The connection: ports and addresses (IPv4 at bytes 26..34, IPv6 at 22..54).
     let mut key = data.get(tcp..tcp + 4)?.to_vec();
