@@ -1,4 +1,5 @@
-//! The scenic testsuite: golden tests for the frontend's diagnostics.
+//! The scenic testsuite: tests across crates — golden diagnostics, mutation tests of the frontend,
+//! and `scenicc sim` on bad input, random packets and real Linux traffic.
 //!
 //! The crate has no code of its own; everything is in `tests/`:
 //!
@@ -12,6 +13,12 @@
 //!   `docs/errors.md`.
 //! - `tests/errors_doc.rs` checks `docs/errors.md` itself: every section's erroneous example reports
 //!   its code, and every fix checks cleanly.
+//! - `tests/mutations.rs` (with `tests/mutations/`) mutates every example hundreds of ways and checks
+//!   fixed nasty inputs: no panic, every diagnostic located (docs/fuzzing.md).
+//! - `tests/sim_bad_input.rs`, `tests/sim_fuzz.rs` and `tests/sim_real_traffic.rs` run `scenicc sim`
+//!   on broken captures, random and mutated packets, and traffic made by the Linux stack in two
+//!   network namespaces (root; skipped with a printed reason otherwise), checking outputs with an
+//!   independent parser (etherparse). `tests/support/` holds their helpers (docs/testing.md).
 //!
 //! To add a golden, write the `.sn` file and run
 //! `INSTA_UPDATE=always cargo test -p scenic-testsuite` (or `cargo insta test -p scenic-testsuite` and
