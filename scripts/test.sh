@@ -78,9 +78,34 @@ ensure_netns_tools() {
     export SCENIC_REQUIRE_NETNS=1
 }
 
+# Fetches AMD's Apache-2.0 ap_types headers (never committed) for the HLS C-simulation tests and
+# exports AP_TYPES; with CI=true those tests fail rather than skip when the headers are missing.
+# Needs g++, python3 with pip, and unzip; as root, installs what is missing with apt-get.
+ensure_ap_types() {
+    local missing=()
+    command -v g++ >/dev/null 2>&1 || missing+=(g++)
+    command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+    python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+    if [ ${#missing[@]} -gt 0 ]; then
+        if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+            echo "error: the HLS C-simulation tests need ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+            exit 1
+        fi
+        step "apt-get install ${missing[*]} (for HLS C-simulation)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+            { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
+    fi
+    step "scripts/fetch-ap-types.sh (AMD ap_types headers from the hls4ml==1.3.0 wheel)"
+    AP_TYPES=$(scripts/fetch-ap-types.sh)
+    export AP_TYPES
+    echo "AP_TYPES=$AP_TYPES"
+}
+
 ensure_component fmt rustfmt
 ensure_component clippy clippy
 ensure_netns_tools
+ensure_ap_types
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check
