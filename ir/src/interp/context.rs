@@ -3,6 +3,7 @@
 
 use super::bits::Bits;
 use super::frame::Caches;
+use super::headers::HeaderStore;
 use super::runtime::{CcFlow, ScuRuntime};
 use super::value::{HeaderVal, Value};
 use crate::entities::*;
@@ -69,18 +70,16 @@ impl Effects {
 }
 
 /// The packet being processed.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct PacketState<'d> {
     /// Its bytes.
     pub data: &'d [u8],
     /// Parser position in bits.
     pub cursor: usize,
-    /// Header instances: one element for plain instances, N for stacks.
-    pub headers: Vec<Vec<HeaderVal>>,
-    /// Elements of each stack filled so far.
-    pub filled: Vec<usize>,
+    /// Header instances (the scu's store, reset for this packet).
+    pub headers: &'d mut HeaderStore,
     /// `meta` fields.
-    pub meta: Vec<Value>,
+    pub meta: &'d mut Vec<Value>,
     /// Ingress port.
     pub port: u8,
     /// Arrival time.
@@ -179,49 +178,41 @@ impl Exec<'_> {
 
     /// A header instance (element `i` of a stack).
     pub fn header(&self, inst: InstId, i: usize) -> HeaderVal {
-        self.packet
-            .as_ref()
-            .and_then(|p| p.headers.get(inst.index()).and_then(|v| v.get(i)).cloned())
-            .unwrap_or(HeaderVal {
+        match &self.packet {
+            Some(p) => p.headers.value(p.data, inst, i),
+            None => HeaderVal {
                 valid: false,
                 fields: Vec::new(),
-            })
+            },
+        }
+    }
+
+    /// Whether a header instance (element `i` of a stack) is valid.
+    pub fn header_valid(&self, inst: InstId, i: usize) -> bool {
+        self.packet
+            .as_ref()
+            .is_some_and(|p| p.headers.valid(inst, i))
     }
 
     /// Replaces a header instance.
     pub fn set_header(&mut self, inst: InstId, i: usize, value: HeaderVal) {
-        if let Some(slot) = self
-            .packet
-            .as_mut()
-            .and_then(|p| p.headers.get_mut(inst.index()).and_then(|v| v.get_mut(i)))
-        {
-            *slot = value;
+        if let Some(p) = self.packet.as_mut() {
+            p.headers.set_value(inst, i, &value);
         }
     }
 
     /// A header field: zero when the header is invalid.
     pub fn header_field(&self, inst: InstId, i: usize, field: u32) -> Bits {
-        let h = self
-            .packet
-            .as_ref()
-            .and_then(|p| p.headers.get(inst.index()).and_then(|v| v.get(i)));
-        match h.and_then(|h| h.fields.get(field as usize).map(|f| (h.valid, f))) {
-            Some((true, f)) => f.clone(),
-            Some((false, f)) => Bits::zero(f.width()),
+        match &self.packet {
+            Some(p) => p.headers.field(p.data, inst, i, field),
             None => Bits::zero(1),
         }
     }
 
     /// Writes a header field; ignored when the header is invalid.
     pub fn set_header_field(&mut self, inst: InstId, i: usize, field: u32, value: Bits) {
-        let h = self
-            .packet
-            .as_mut()
-            .and_then(|p| p.headers.get_mut(inst.index()).and_then(|v| v.get_mut(i)));
-        if let Some(h) = h.filter(|h| h.valid) {
-            if let Some(slot) = h.fields.get_mut(field as usize) {
-                *slot = value.resize(slot.width());
-            }
+        if let Some(p) = self.packet.as_mut() {
+            p.headers.set_field(p.data, inst, i, field, &value);
         }
     }
 

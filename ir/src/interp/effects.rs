@@ -1,7 +1,7 @@
 //! Statements with effects outside the body (outputs, notifications, counters, extraction), table
 //! application and action calls.
 
-use super::bits::{read_bits, Bits};
+use super::bits::Bits;
 use super::context::{Destination, Exec, Notification};
 use super::frame::Frame;
 use super::value::Value;
@@ -65,12 +65,9 @@ impl Exec<'_> {
                 if self.halted() {
                     return;
                 }
-                let mut h = self.zero_header(*inst, *valid);
-                if !*valid {
-                    h = self.header(*inst, i);
-                    h.valid = false;
+                if let Some(p) = self.packet.as_mut() {
+                    p.headers.set_valid(*inst, i, *valid);
                 }
-                self.set_header(*inst, i, h);
             }
             Stmt::Restart(timer) => self.effects.restarts.push(*timer),
             _ => {}
@@ -98,70 +95,28 @@ impl Exec<'_> {
     /// Extracts the next header: reject with `packet_too_short` when the packet ends first, and with
     /// `stack_overflow` when a stack is full.
     fn extract(&mut self, inst: InstId) {
-        let Some(scu) = &self.scu else { return };
-        let layout = &self.module.headers[scu.def.instances[inst].header];
-        let stack = scu.def.instances[inst].stack;
-        let bits = layout.bits as usize;
         let Some(p) = self.packet.as_mut() else {
             return;
         };
-        let element = if stack.is_some() {
-            p.filled.get(inst.index()).copied().unwrap_or(0)
-        } else {
-            0
-        };
-        if stack.is_some_and(|n| element >= n as usize) {
-            self.parse_error = Some("stack_overflow");
-            return;
-        }
-        if p.cursor + bits > p.data.len() * 8 {
-            self.parse_error = Some("packet_too_short");
-            return;
-        }
-        let fields = layout
-            .fields
-            .iter()
-            .map(|f| {
-                read_bits(
-                    p.data,
-                    p.cursor + f.offset as usize,
-                    super::value::width_of(&f.ty, self.module),
-                )
-            })
-            .collect();
-        if let Some(slot) = p
-            .headers
-            .get_mut(inst.index())
-            .and_then(|v| v.get_mut(element))
-        {
-            slot.valid = true;
-            slot.fields = fields;
-        }
-        if stack.is_some() {
-            if let Some(n) = p.filled.get_mut(inst.index()) {
-                *n += 1;
+        match p.headers.extract(p.data, p.cursor, inst) {
+            Ok(bits) => {
+                p.cursor += bits;
+                if self.effects.trace.is_some() {
+                    if let Some(scu) = &self.scu {
+                        let name = scu.def.instances[inst].name.clone();
+                        self.effects
+                            .trace(|| format!("extract {name} ({} bytes)", bits / 8));
+                    }
+                }
             }
+            Err(error) => self.parse_error = Some(error),
         }
-        p.cursor += bits;
-        let name = scu.def.instances[inst].name.clone();
-        self.effects
-            .trace(|| format!("extract {name} ({} bytes)", bits / 8));
     }
 
     /// Appends a valid header (each valid element of a stack) to the output being deparsed.
-    fn emit(&mut self, inst: InstId) {
-        let Some(scu) = &self.scu else { return };
-        let layout = &self.module.headers[scu.def.instances[inst].header];
-        let Some(p) = &self.packet else { return };
-        let Some(elements) = p.headers.get(inst.index()) else {
-            return;
-        };
-        for h in elements.iter().filter(|h| h.valid) {
-            let mut bytes = vec![0u8; layout.bits as usize / 8];
-            for (field, value) in layout.fields.iter().zip(&h.fields) {
-                super::bits::write_bits(&mut bytes, field.offset as usize, value);
-            }
-            self.emitted.extend_from_slice(&bytes);
+    pub fn emit(&mut self, inst: InstId) {
+        if let Some(p) = &self.packet {
+            p.headers.emit(p.data, inst, &mut self.emitted);
         }
     }
 

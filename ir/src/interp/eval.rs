@@ -3,7 +3,7 @@
 use super::bits::{read_bits, Bits};
 use super::context::Exec;
 use super::frame::Frame;
-use super::value::{width_of, HeaderVal, Value};
+use super::value::{width_of, Value};
 use super::{intrinsics, ops};
 use crate::body::{BeatField, BinaryOp, Expr, PacketField};
 use crate::entities::*;
@@ -45,7 +45,7 @@ impl Exec<'_> {
             }
             Expr::HeaderValid { inst, index } => {
                 let i = self.index_of(frame, *index);
-                Value::Bits(Bits::from_bool(self.header(*inst, i).valid))
+                Value::Bits(Bits::from_bool(self.header_valid(*inst, i)))
             }
             Expr::Packet(f) => Value::Bits(self.packet_field(*f)),
             Expr::Beat(f) => Value::Bits(self.beat_field(*f)),
@@ -310,17 +310,6 @@ impl Exec<'_> {
         self.scu
             .as_ref()
             .map_or(Type::Unit, |s| s.def.maps[m].value.clone())
-    }
-
-    /// Zero header of instance `inst`'s layout.
-    pub fn zero_header(&self, inst: InstId, valid: bool) -> HeaderVal {
-        match &self.scu {
-            Some(s) => HeaderVal::zero(self.module, s.def.instances[inst].header, valid),
-            None => HeaderVal {
-                valid,
-                fields: Vec::new(),
-            },
-        }
     }
 
     /// The width of a type.

@@ -11,6 +11,7 @@ mod effects;
 mod eval;
 pub mod exec;
 pub mod frame;
+pub mod headers;
 pub mod intrinsics;
 pub mod ops;
 pub mod packet;

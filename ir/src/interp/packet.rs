@@ -11,8 +11,9 @@ use super::bits::Bits;
 use super::context::{Destination, Effects, Exec, PacketState};
 use super::exec::Flow;
 use super::frame::Frame;
+use super::headers::HeaderStore;
 use super::runtime::Machine;
-use super::value::{HeaderVal, Value};
+use super::value::Value;
 use crate::entities::*;
 use crate::program::{Attach, Scu, Target, Transition};
 use cranelift_entity::EntityRef;
@@ -34,6 +35,39 @@ pub struct PacketOutcome {
 /// that every parser loop consumes bytes).
 const MAX_TRANSITIONS: usize = 65_536;
 
+/// What a packet of one scu reuses from the previous one: the header store, the `meta` fields
+/// (with their zero values) and the output buffers. Nothing here carries meaning across packets:
+/// everything is reset before use.
+#[derive(Debug, Default)]
+pub(crate) struct PacketScratch {
+    headers: HeaderStore,
+    meta: Vec<Value>,
+    meta_zero: Vec<Value>,
+    emitted: Vec<u8>,
+    copies: Vec<Destination>,
+}
+
+impl PacketScratch {
+    /// The scratch of `def`.
+    pub(crate) fn new(module: &crate::program::Module, def: &Scu) -> PacketScratch {
+        let meta_zero: Vec<Value> = match def.meta.and_then(|s| module.structs.get(s)) {
+            Some(s) => s
+                .fields
+                .iter()
+                .map(|f| Value::zero(&f.ty, module))
+                .collect(),
+            None => Vec::new(),
+        };
+        PacketScratch {
+            headers: HeaderStore::new(module, def),
+            meta: meta_zero.clone(),
+            meta_zero,
+            emitted: Vec::new(),
+            copies: Vec::new(),
+        }
+    }
+}
+
 impl<'m> Machine<'m> {
     /// Runs `scu` on one packet arriving on `port` at `timestamp_ns`.
     pub fn process_packet(
@@ -48,103 +82,69 @@ impl<'m> Machine<'m> {
             ..PacketOutcome::default()
         };
         let module = self.module;
-        let Some(def) = module.scus.get(scu) else {
+        let (Some(def), Some(rt), Some(scratch)) = (
+            module.scus.get(scu),
+            self.scus.get_mut(scu.index()),
+            self.packet_scratch.get_mut(scu.index()),
+        ) else {
             return outcome;
         };
-        let trace = self.trace;
-        let packet = fresh_packet(module, def, data, port, timestamp_ns);
-        let rt = &mut self.scus[scu.index()];
         rt.stats.packets_in += 1;
+        scratch.headers.reset();
+        for (field, zero) in scratch.meta.iter_mut().zip(&scratch.meta_zero) {
+            field.clone_from(zero);
+        }
+        let mut effects = Effects {
+            trace: self.trace.then(Vec::new),
+            copies: std::mem::take(&mut scratch.copies),
+            ..Effects::default()
+        };
+        effects.copies.clear();
         let mut exec = Exec {
             module,
             caches: &mut self.caches,
             scu: Some(super::context::ScuRef { def, id: scu, rt }),
             cc: None,
-            packet: Some(packet),
+            packet: Some(PacketState {
+                data,
+                cursor: 0,
+                headers: &mut scratch.headers,
+                meta: &mut scratch.meta,
+                port,
+                timestamp_ns,
+            }),
             beat: None,
             now_ns: timestamp_ns,
             flow_id: 0,
-            effects: Effects {
-                trace: trace.then(Vec::new),
-                ..Effects::default()
-            },
+            effects,
             parse_error: None,
-            emitted: Vec::new(),
+            emitted: std::mem::take(&mut scratch.emitted),
         };
-        let rejected = exec.run_parser(def);
-        let handled = match rejected {
-            None => {
-                if let Some(control) = &def.control {
-                    exec.run_body(control, &[]);
-                }
-                true
-            }
-            Some(error) => match &def.on_parser_error {
-                Some(handler) => {
-                    exec.effects
-                        .trace(|| format!("parser error {} handled", def.errors[error]));
-                    exec.run_body(
-                        handler,
-                        &[Value::Bits(Bits::from_u64(8, error.index() as u64))],
-                    );
-                    true
-                }
-                None => {
-                    outcome.dropped = Some(format!("parser_error:{}", def.errors[error]));
-                    false
-                }
-            },
-        };
-        if handled {
+        if exec.run_packet(def, &mut outcome) {
             finish(&mut exec, def, &mut outcome);
         }
         // `every` runs that came due are already in `self.notifications` (advance_time records
         // them); only what this packet raised is added below.
         let raised = std::mem::take(&mut exec.effects.notifications);
         outcome.trace = exec.effects.trace.take().unwrap_or_default();
+        let (emitted, copies) = (exec.emitted, exec.effects.copies);
+        scratch.emitted = emitted;
+        scratch.copies = copies;
         let rt = &mut self.scus[scu.index()];
         match &outcome.dropped {
-            Some(reason) => *rt.stats.drops.entry(reason.clone()).or_insert(0) += 1,
+            Some(reason) => match rt.stats.drops.get_mut(reason) {
+                Some(n) => *n += 1,
+                None => {
+                    rt.stats.drops.insert(reason.clone(), 1);
+                }
+            },
             None => rt.stats.copies_out += outcome.outputs.len() as u64,
         }
-        self.notifications.extend(raised.iter().cloned());
-        outcome.notifications.extend(raised);
+        if !raised.is_empty() {
+            self.notifications.extend(raised.iter().cloned());
+            outcome.notifications.extend(raised);
+        }
         outcome
-    }
-}
-
-fn fresh_packet<'d>(
-    module: &crate::program::Module,
-    def: &Scu,
-    data: &'d [u8],
-    port: u8,
-    timestamp_ns: u64,
-) -> PacketState<'d> {
-    let headers = def
-        .instances
-        .values()
-        .map(|inst| {
-            (0..inst.stack.unwrap_or(1))
-                .map(|_| HeaderVal::zero(module, inst.header, false))
-                .collect()
-        })
-        .collect();
-    let meta = match def.meta {
-        Some(s) => module.structs[s]
-            .fields
-            .iter()
-            .map(|f| Value::zero(&f.ty, module))
-            .collect(),
-        None => Vec::new(),
-    };
-    PacketState {
-        data,
-        cursor: 0,
-        headers,
-        filled: vec![0; def.instances.len()],
-        meta,
-        port,
-        timestamp_ns,
     }
 }
 
@@ -162,27 +162,68 @@ fn finish(exec: &mut Exec<'_>, def: &Scu, outcome: &mut PacketOutcome) {
         }
         None => {
             for inst in def.instances.keys() {
-                exec.effect_emit(inst);
+                exec.emit(inst);
             }
         }
     }
-    let mut bytes = std::mem::take(&mut exec.emitted);
-    if let Some(p) = &exec.packet {
-        bytes.extend_from_slice(p.data.get(p.cursor / 8..).unwrap_or(&[]));
-    }
-    let mut copies = std::mem::take(&mut exec.effects.copies);
+    let rest = exec
+        .packet
+        .as_ref()
+        .and_then(|p| p.data.get(p.cursor / 8..))
+        .unwrap_or(&[]);
+    let mut bytes = Vec::with_capacity(exec.emitted.len() + rest.len());
+    bytes.extend_from_slice(&exec.emitted);
+    bytes.extend_from_slice(rest);
+    let copies = &mut exec.effects.copies;
     if copies.is_empty() {
         copies.push(match def.attach {
             Attach::SlowPath => Destination::Host,
             Attach::Rdma | Attach::Tcp => Destination::Pass,
         });
     }
-    exec.effects
-        .trace(|| format!("out {copies:?} ({} bytes)", bytes.len()));
-    outcome.outputs = copies.into_iter().map(|d| (d, bytes.clone())).collect();
+    if exec.effects.trace.is_some() {
+        let line = format!("out {:?} ({} bytes)", exec.effects.copies, bytes.len());
+        exec.effects.trace(|| line);
+    }
+    let copies = &exec.effects.copies;
+    outcome.outputs = Vec::with_capacity(copies.len());
+    if let Some((last, others)) = copies.split_last() {
+        for d in others {
+            outcome.outputs.push((d.clone(), bytes.clone()));
+        }
+        outcome.outputs.push((last.clone(), bytes));
+    }
 }
 
 impl Exec<'_> {
+    /// Runs the parser, then the control or the parser-error handler; whether the packet goes on
+    /// to the deparser (false when it was rejected without a handler: `outcome.dropped` says why).
+    fn run_packet(&mut self, def: &Scu, outcome: &mut PacketOutcome) -> bool {
+        match self.run_parser(def) {
+            None => {
+                if let Some(control) = &def.control {
+                    self.run_body(control, &[]);
+                }
+                true
+            }
+            Some(error) => match &def.on_parser_error {
+                Some(handler) => {
+                    self.effects
+                        .trace(|| format!("parser error {} handled", def.errors[error]));
+                    self.run_body(
+                        handler,
+                        &[Value::Bits(Bits::from_u64(8, error.index() as u64))],
+                    );
+                    true
+                }
+                None => {
+                    outcome.dropped = Some(format!("parser_error:{}", def.errors[error]));
+                    false
+                }
+            },
+        }
+    }
+
     /// Runs a body with parameters, returning how it ended.
     pub fn run_body(&mut self, body: &crate::body::Body, params: &[Value]) -> Flow {
         let module = self.module;
@@ -192,15 +233,6 @@ impl Exec<'_> {
             frame.set_param(i, p.clone());
         }
         self.block(&mut frame, &body.block)
-    }
-
-    /// Emits one instance (used by the default deparser).
-    pub fn effect_emit(&mut self, inst: InstId) {
-        let module = self.module;
-        let cache_body = crate::body::Body::default();
-        let cache = self.caches.get(&cache_body, module);
-        let mut frame = Frame::new(&cache_body, cache, module);
-        self.effect(&mut frame, &crate::body::Stmt::Emit(inst));
     }
 
     /// Runs the parser; the error that rejected the packet, if any.

@@ -89,6 +89,8 @@ pub struct Machine<'m> {
     pub(crate) now_ns: u64,
     /// The next entry handle.
     next_handle: u64,
+    /// Per-packet state reused by each scu's packets.
+    pub(crate) packet_scratch: Vec<super::packet::PacketScratch>,
 }
 
 impl<'m> Machine<'m> {
@@ -121,6 +123,11 @@ impl<'m> Machine<'m> {
             start_ns: None,
             now_ns: 0,
             next_handle: 1,
+            packet_scratch: module
+                .scus
+                .values()
+                .map(|s| super::packet::PacketScratch::new(module, s))
+                .collect(),
         }
     }
 

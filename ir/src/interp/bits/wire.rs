@@ -10,8 +10,16 @@ fn read_u64(bytes: &[u8], off: usize, width: usize) -> u64 {
     if width == 0 {
         return 0;
     }
+    let (start, shift) = (off / 8, off % 8);
+    if shift + width <= 64 {
+        if let Some(chunk) = bytes.get(start..start + 8) {
+            // One unaligned big-endian load: the field's bits, then the bits after it.
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            return (u64::from_be_bytes(word) << shift) >> (64 - width);
+        }
+    }
     if off % 8 == 0 && width % 8 == 0 {
-        let start = off / 8;
         return (start..start + width / 8).fold(0u64, |acc, i| {
             (acc << 8) | u64::from(bytes.get(i).copied().unwrap_or(0))
         });
