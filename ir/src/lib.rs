@@ -19,6 +19,7 @@ pub mod control;
 pub mod entities;
 pub mod interp;
 pub mod io;
+pub mod manifest;
 pub mod passes;
 pub mod print;
 pub mod program;
