@@ -6,9 +6,9 @@
 //! priority number, constant entries before run-time ones, and an `lpm` key acts as a mask there.
 
 use super::bits::Bits;
-use super::value::Value;
-use crate::program::{KeyMatch, MapKind, MatchKind, Table};
-use std::collections::{HashMap, VecDeque};
+use super::hash::FastMap;
+pub use super::map::MapState;
+use crate::program::{KeyMatch, MatchKind, Table};
 
 /// One key element of an entry, compiled for matching.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub enum KeyTest {
 }
 
 impl KeyTest {
-    fn matches(&self, x: &Bits) -> bool {
+    pub(crate) fn matches(&self, x: &Bits) -> bool {
         match self {
             KeyTest::Exact(v) => v == x,
             KeyTest::Masked(v, m, _) => x.bit_and(m) == v.bit_and(m),
@@ -34,7 +34,7 @@ impl KeyTest {
     }
 
     /// The number of significant bits (prefix length of an lpm test).
-    fn prefix(&self) -> u32 {
+    pub(crate) fn prefix(&self) -> u32 {
         match self {
             KeyTest::Masked(_, _, len) => *len,
             KeyTest::Exact(v) => v.width(),
@@ -74,7 +74,7 @@ pub struct TableState {
     strategy: Strategy,
     /// Entries in search order (for `Exact`, unordered).
     entries: Vec<RtEntry>,
-    exact: HashMap<Vec<Bits>, usize>,
+    exact: FastMap<Vec<Bits>, usize>,
     /// The default action and its data.
     pub default: (u32, Vec<Bits>),
     /// Capacity.
@@ -127,7 +127,7 @@ impl TableState {
         let mut state = TableState {
             strategy,
             entries: Vec::new(),
-            exact: HashMap::new(),
+            exact: FastMap::default(),
             default,
             size: table.size,
             hits: 0,
@@ -284,113 +284,6 @@ pub fn compile_match(m: &KeyMatch, width: u32) -> KeyTest {
         }
         KeyMatch::Range(lo, hi) => KeyTest::Range(b(lo), b(hi)),
         KeyMatch::Any => KeyTest::Any,
-    }
-}
-
-/// The run-time state of a map.
-#[derive(Clone, Debug)]
-pub struct MapState {
-    kind: MapKind,
-    size: u64,
-    values: HashMap<Bits, Value>,
-    /// Recency order for LRU maps: (key, stamp); stale pairs are skipped.
-    order: VecDeque<(Bits, u64)>,
-    stamps: HashMap<Bits, u64>,
-    clock: u64,
-    /// Inserts that failed because the map was full.
-    pub failed_inserts: u64,
-}
-
-impl MapState {
-    /// An empty map.
-    pub fn new(kind: MapKind, size: u64) -> MapState {
-        MapState {
-            kind,
-            size,
-            values: HashMap::new(),
-            order: VecDeque::new(),
-            stamps: HashMap::new(),
-            clock: 0,
-            failed_inserts: 0,
-        }
-    }
-
-    fn touch(&mut self, key: &Bits) {
-        if self.kind == MapKind::LruHash {
-            self.clock += 1;
-            self.stamps.insert(key.clone(), self.clock);
-            self.order.push_back((key.clone(), self.clock));
-        }
-    }
-
-    /// `get`: the value, or `None` when absent (the caller supplies the zero value).
-    pub fn get(&mut self, key: &Bits) -> Option<Value> {
-        let found = self.values.get(key).cloned();
-        if found.is_some() {
-            self.touch(key);
-        }
-        found
-    }
-
-    /// `contains` (does not refresh recency).
-    pub fn contains(&self, key: &Bits) -> bool {
-        match self.kind {
-            MapKind::Array => key.to_u128() < u128::from(self.size),
-            _ => self.values.contains_key(key),
-        }
-    }
-
-    /// `insert`: false when it does not fit.
-    pub fn insert(&mut self, key: Bits, value: Value) -> bool {
-        if self.kind == MapKind::Array && key.to_u128() >= u128::from(self.size) {
-            self.failed_inserts += 1;
-            return false;
-        }
-        if !self.values.contains_key(&key) && self.values.len() as u64 >= self.size {
-            match self.kind {
-                MapKind::LruHash => self.evict(),
-                _ => {
-                    self.failed_inserts += 1;
-                    return false;
-                }
-            }
-        }
-        self.touch(&key);
-        self.values.insert(key, value);
-        true
-    }
-
-    fn evict(&mut self) {
-        while let Some((key, stamp)) = self.order.pop_front() {
-            if self.stamps.get(&key) == Some(&stamp) {
-                self.stamps.remove(&key);
-                self.values.remove(&key);
-                return;
-            }
-        }
-    }
-
-    /// `remove`: whether the key was present (array maps zero the cell).
-    pub fn remove(&mut self, key: &Bits) -> bool {
-        self.stamps.remove(key);
-        match self.kind {
-            MapKind::Array => {
-                let present = key.to_u128() < u128::from(self.size);
-                self.values.remove(key);
-                present
-            }
-            _ => self.values.remove(key).is_some(),
-        }
-    }
-
-    /// Number of stored entries.
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether the map holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 }
 
