@@ -145,11 +145,10 @@ impl MapState {
             }
             return true;
         }
-        if self.index.len() as u64 >= self.size {
-            if self.kind != MapKind::LruHash || !self.evict() {
-                self.failed_inserts += 1;
-                return false;
-            }
+        let full = self.index.len() as u64 >= self.size;
+        if full && (self.kind != MapKind::LruHash || !self.evict()) {
+            self.failed_inserts += 1;
+            return false;
         }
         let i = self.new_slot(key);
         if let Some(s) = self.slots.get_mut(i as usize) {
