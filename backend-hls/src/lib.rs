@@ -4,4 +4,5 @@
 //! (The mapping from IR to the kernel is documented here as the backend grows; see `docs/hls.md`.)
 //! [`ports`] is the kernel's boundary: the top function's ports per attach kind.
 
+pub mod package;
 pub mod ports;

@@ -29,6 +29,7 @@
 mod build;
 mod types;
 
+pub use build::sha256_hex;
 pub use types::*;
 
 use crate::control::ControlLayout;
