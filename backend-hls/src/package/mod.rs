@@ -66,6 +66,32 @@ pub struct Generated {
     pub shims: Vec<(String, String)>,
 }
 
+/// The support library (`backend-hls/include/`) and the shims (`backend-hls/shims/`), embedded at
+/// build time by `build.rs`.
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/support_files.rs"));
+}
+
+impl Generated {
+    /// The writer's kernels and extra headers, with the embedded support library and shims; a
+    /// writer header of the same name as a library file replaces it. Sorted by file name.
+    pub fn new(kernels: Vec<KernelText>, writer_support: Vec<(String, String)>) -> Generated {
+        let mut support: BTreeMap<String, String> = embedded::INCLUDE
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        support.extend(writer_support);
+        Generated {
+            kernels,
+            support: support.into_iter().collect(),
+            shims: embedded::SHIMS
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+        }
+    }
+}
+
 /// How to build a package.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackageOptions {

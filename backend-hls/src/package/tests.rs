@@ -261,3 +261,18 @@ fn a_program_without_scus_has_no_hls_or_coyote() {
     assert_eq!(paths, ["README.md", "manifest.json", "model/module.json"]);
     assert_eq!(p.manifest.ccs.len(), 1);
 }
+
+#[test]
+fn the_support_library_is_embedded() {
+    let g = Generated::new(
+        Vec::new(),
+        vec![("scenic_ops.hpp".into(), "// ops\n".into())],
+    );
+    let names: Vec<&str> = g.support.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"scenic_hls.hpp"), "{names:?}");
+    assert!(names.contains(&"scenic_ops.hpp"), "{names:?}");
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert!(g.support.iter().all(|(_, text)| !text.is_empty()));
+}
