@@ -1,0 +1,220 @@
+//! The constructs a target cannot express, found by scanning every body of the scu.
+//!
+//! Each problem is reported once per construct and place: a map or meter at its first use, an
+//! `every` block, `notify` and `to_scu` at each statement, operators and hash functions at each
+//! expression, a signed type or an array once per body.
+
+use super::walk::{visit_body_exprs, visit_stmts};
+use crate::error::{Construct, Error};
+use crate::Target;
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+use scenic_ir::body::BinaryOp;
+use scenic_ir::body::{Intrinsic, PacketField};
+use scenic_ir::{Attach, Body, Expr, Module, Scu, Span, Stmt, Type};
+use std::collections::BTreeSet;
+
+/// Scans the scu; returns one error per inexpressible construct.
+pub fn check(module: &Module, scu: &Scu, target: Target) -> Vec<Error> {
+    let mut cx = Scan {
+        module,
+        target,
+        errors: Vec::new(),
+        maps: BTreeSet::new(),
+        meters: BTreeSet::new(),
+    };
+    if scu.attach != Attach::SlowPath || scu.stream.is_some() {
+        let span = scu
+            .stream
+            .as_ref()
+            .and_then(|b| b.block.spans.first().copied())
+            .unwrap_or(scu.span);
+        cx.push(
+            Construct::StreamKernel {
+                scu: scu.name.clone(),
+            },
+            span,
+        );
+    }
+    for every in &scu.every {
+        let span = every.body.block.spans.first().copied().unwrap_or(scu.span);
+        cx.push(Construct::Every, span);
+    }
+    for body in packet_bodies(scu) {
+        cx.body(scu, body);
+    }
+    cx.errors
+}
+
+/// Every per-packet body of the scu: parser, control, `on parser_error`, actions, table keys,
+/// deparser.
+pub fn packet_bodies(scu: &Scu) -> Vec<&Body> {
+    let mut bodies: Vec<&Body> = Vec::new();
+    bodies.extend(scu.parser.as_ref().map(|p| &p.body));
+    bodies.extend(scu.control.as_ref());
+    bodies.extend(scu.on_parser_error.as_ref());
+    bodies.extend(scu.actions.values().map(|a| &a.body));
+    bodies.extend(scu.tables.values().map(|t| &t.key_body));
+    bodies.extend(scu.deparser.as_ref());
+    bodies
+}
+
+struct Scan<'a> {
+    module: &'a Module,
+    target: Target,
+    errors: Vec<Error>,
+    maps: BTreeSet<scenic_ir::MapId>,
+    meters: BTreeSet<scenic_ir::MeterId>,
+}
+
+impl Scan<'_> {
+    fn push(&mut self, construct: Construct, span: Span) {
+        self.errors.push(Error::Unsupported {
+            construct,
+            target: self.target,
+            span,
+            related: Vec::new(),
+        });
+    }
+
+    fn body(&mut self, scu: &Scu, body: &Body) {
+        visit_stmts(&body.block, &mut |stmt, span| match stmt {
+            Stmt::Notify(..) => self.push(Construct::Notify, span),
+            Stmt::ToScu(_) => self.push(Construct::ToScu, span),
+            _ => {}
+        });
+        let mut signed: Option<Span> = None;
+        let mut array: Option<Span> = None;
+        for (_, local) in body.locals.iter() {
+            if self.target == Target::VitisP4 && has_signed(self.module, &local.ty) {
+                signed = signed.or(Some(Span::default()));
+            }
+            if has_array(self.module, &local.ty) {
+                array = array.or(Some(Span::default()));
+            }
+        }
+        visit_body_exprs(body, &mut |id, e, stmt_span| {
+            let span = body
+                .spans
+                .get(id)
+                .copied()
+                .filter(|s| s.is_known())
+                .unwrap_or(stmt_span);
+            let ty = body.types.get(id).cloned().unwrap_or_default();
+            if self.target == Target::VitisP4 && has_signed(self.module, &ty) {
+                signed = Some(signed.filter(|s| s.is_known()).unwrap_or(span));
+            }
+            if has_array(self.module, &ty) {
+                array = Some(array.filter(|s| s.is_known()).unwrap_or(span));
+            }
+            self.expr(scu, body, e, span);
+        });
+        if let Some(span) = signed {
+            self.push(Construct::SignedInteger, span);
+        }
+        if let Some(span) = array {
+            self.push(Construct::Array, span);
+        }
+    }
+
+    fn expr(&mut self, scu: &Scu, body: &Body, e: &Expr, span: Span) {
+        match e {
+            Expr::MapGet(m, _)
+            | Expr::MapContains(m, _)
+            | Expr::MapInsert(m, _, _)
+            | Expr::MapRemove(m, _)
+                if self.maps.insert(*m) =>
+            {
+                if let Some(map) = scu.maps.get(*m) {
+                    let construct = Construct::Map {
+                        name: map.name.clone(),
+                        kind: map.kind,
+                    };
+                    self.push(construct, span);
+                }
+            }
+            Expr::MeterExceeds(m, _, _) if self.meters.insert(*m) => {
+                if let Some(meter) = scu.meters.get(*m) {
+                    self.push(
+                        Construct::Meter {
+                            name: meter.name.clone(),
+                        },
+                        span,
+                    );
+                }
+            }
+            Expr::Packet(PacketField::Timestamp) if self.target == Target::V1Model => {
+                self.push(Construct::Timestamp, span);
+            }
+            Expr::Binary(op @ (BinaryOp::Div | BinaryOp::Rem | BinaryOp::DivScaled(_)), a, b) => {
+                let signed = body.types.get(*a).is_some_and(|t| t.is_signed());
+                let remainder = *op == BinaryOp::Rem;
+                let by_power_of_two = constant(body, *b).is_some_and(|c| is_power_of_two(&c));
+                if signed || (self.target == Target::VitisP4 && !by_power_of_two) {
+                    self.push(Construct::Division { remainder, signed }, span);
+                }
+            }
+            Expr::Intrinsic(which, _) => {
+                let name = match which {
+                    Intrinsic::Murmur3 => Some("hash::murmur3_32"),
+                    Intrinsic::Toeplitz => Some("hash::toeplitz"),
+                    Intrinsic::Crc32 if self.target == Target::VitisP4 => Some("hash::crc32"),
+                    Intrinsic::Crc16 if self.target == Target::VitisP4 => Some("hash::crc16"),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    self.push(Construct::Hash { name }, span);
+                }
+            }
+            Expr::Header { index: Some(i), .. }
+            | Expr::HeaderField { index: Some(i), .. }
+            | Expr::HeaderValid { index: Some(i), .. }
+                if constant(body, *i).is_none() =>
+            {
+                self.push(Construct::RuntimeIndex, span);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The value of a constant expression.
+pub fn constant(body: &Body, id: scenic_ir::ExprId) -> Option<BigUint> {
+    match body.exprs.get(id) {
+        Some(Expr::Const(c)) => Some(c.0.clone()),
+        _ => None,
+    }
+}
+
+/// Whether `v` is 2^k for some k ≥ 0.
+pub fn is_power_of_two(v: &BigUint) -> bool {
+    !v.is_zero() && (v & (v - BigUint::one())).is_zero()
+}
+
+fn has_signed(module: &Module, ty: &Type) -> bool {
+    match ty {
+        Type::Int(_) => true,
+        Type::Struct(s) => module
+            .structs
+            .get(*s)
+            .is_some_and(|l| l.fields.iter().any(|f| has_signed(module, &f.ty))),
+        Type::Header(h) => module
+            .headers
+            .get(*h)
+            .is_some_and(|l| l.fields.iter().any(|f| has_signed(module, &f.ty))),
+        Type::Array(elem, _) => has_signed(module, elem),
+        Type::Tuple(items) => items.iter().any(|t| has_signed(module, t)),
+        _ => false,
+    }
+}
+
+fn has_array(module: &Module, ty: &Type) -> bool {
+    match ty {
+        Type::Array(..) => true,
+        Type::Struct(s) => module
+            .structs
+            .get(*s)
+            .is_some_and(|l| l.fields.iter().any(|f| has_array(module, &f.ty))),
+        _ => false,
+    }
+}
