@@ -18,6 +18,10 @@ use std::process::ExitCode;
 pub enum Artifact {
     /// The textual IR.
     Ir,
+    /// The P4_16 program for AMD Vitis Networking P4 (XilinxPipeline).
+    VitisP4,
+    /// The P4_16 program for v1model (p4c, bmv2).
+    V1model,
 }
 
 /// Arguments of `scenicc emit`.
@@ -32,10 +36,27 @@ pub struct EmitArgs {
     /// Passes or aliases to run first, in order, comma-separated; `help` lists them.
     #[arg(long, value_name = "PASS,...", value_delimiter = ',')]
     pub passes: Vec<String>,
+    /// P4: the scu to write, when the file has several.
+    #[arg(long, value_name = "NAME")]
+    pub scu: Option<String>,
 }
 
 /// Runs `scenicc emit`.
 pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
+    let p4_target = match args.what {
+        Artifact::VitisP4 => Some(scenic_backend_p4::Target::VitisP4),
+        Artifact::V1model => Some(scenic_backend_p4::Target::V1Model),
+        _ => None,
+    };
+    if let Some(target) = p4_target {
+        return crate::p4::emit(
+            &args.file,
+            args.scu.as_deref(),
+            target,
+            output,
+            deny_warnings,
+        );
+    }
     let manager = PassManager::with_default_passes();
     if args.passes.iter().any(|p| p == "help") {
         print_stdout(&manager.list());
@@ -68,6 +89,7 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         }
     }
     match args.what {
+        Artifact::VitisP4 | Artifact::V1model => {}
         Artifact::Ir => print_stdout(&scenic_ir::print::print_module(&module)),
     }
     ExitCode::SUCCESS

@@ -12,6 +12,7 @@ mod compile;
 mod emit;
 mod explain;
 mod output;
+mod p4;
 mod sim;
 mod test;
 
