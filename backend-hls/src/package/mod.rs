@@ -53,6 +53,10 @@ pub struct KernelText {
     pub tb: String,
     /// The top function's ports.
     pub ports: Vec<Port>,
+    /// The `PIPELINE II` the kernel requests.
+    pub ii: u32,
+    /// The header window in beats.
+    pub window_beats: u32,
 }
 
 /// What the kernel writer produced for a module.
@@ -277,6 +281,8 @@ fn build_manifest(
             manifest::Kernel {
                 name: k.top.clone(),
                 ip: format!("{}_hls_ip", k.top),
+                pipeline_ii: k.ii,
+                header_window_beats: k.window_beats,
                 ports: k
                     .ports
                     .iter()

@@ -43,6 +43,8 @@ fn generated(module: &Module, info: &ModuleInfo) -> Generated {
             cpp: format!("// {}.cpp\n", s.name),
             tb: format!("// {}_tb.cpp\n", s.name),
             ports: top_ports(s.attach, control.data_bits),
+            ii: 1,
+            window_beats: 1,
         })
         .collect();
     Generated {

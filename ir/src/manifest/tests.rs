@@ -284,6 +284,8 @@ fn a_kernel_count_mismatch_is_an_error() {
     let kernel = Kernel {
         name: "a".into(),
         ip: "a_hls_ip".into(),
+        pipeline_ii: 1,
+        header_window_beats: 1,
         ports: Vec::new(),
     };
     let backend = BackendFacts {

@@ -88,6 +88,13 @@ pub struct Kernel {
     pub name: String,
     /// The IP Coyote packages it as, instantiated in `coyote/vfpga_top.svh` (`<name>_hls_ip`).
     pub ip: String,
+    /// The `#pragma HLS PIPELINE II` the kernel requests for its packet (or word) stage: the II
+    /// of the timing estimates (`summary`), so synthesis is asked for what the estimates assume.
+    #[serde(default)]
+    pub pipeline_ii: u32,
+    /// How many 512-bit beats of each packet the parser sees at once (the header window).
+    #[serde(default)]
+    pub header_window_beats: u32,
     /// The top function's ports.
     pub ports: Vec<Port>,
 }
