@@ -17,7 +17,7 @@ use scenic_ir::{Parser, Transition};
 pub fn check(parser: &Parser) -> Vec<Error> {
     let mut errors = Vec::new();
     for state in parser.states.values() {
-        let Transition::Select { cases, .. } = &state.transition else {
+        let Transition::Select { cases, on } = &state.transition else {
             continue;
         };
         let keysets: Vec<Vec<&Pattern>> = cases
@@ -33,7 +33,13 @@ pub fn check(parser: &Parser) -> Vec<Error> {
                     state: state.name.clone(),
                 },
                 target: Target::VitisP4,
-                span: state.span,
+                span: parser
+                    .body
+                    .spans
+                    .get(*on)
+                    .copied()
+                    .filter(|s| s.is_known())
+                    .unwrap_or(state.span),
                 related: Vec::new(),
             });
         }
