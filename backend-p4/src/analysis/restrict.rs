@@ -93,7 +93,28 @@ impl Scan<'_> {
                 array = array.or(Some(Span::default()));
             }
         }
+        // Stack indices are constants the writer prints as plain numbers, whatever their type.
+        let mut indices = BTreeSet::new();
+        visit_body_exprs(body, &mut |_, e, _| match e {
+            Expr::Header { index: Some(i), .. }
+            | Expr::HeaderField { index: Some(i), .. }
+            | Expr::HeaderValid { index: Some(i), .. } => {
+                indices.insert(*i);
+            }
+            _ => {}
+        });
+        visit_stmts(&body.block, &mut |stmt, _| {
+            if let Stmt::SetValid(_, Some(i), _) = stmt {
+                indices.insert(*i);
+            }
+            if let Stmt::Assign(place, _) = stmt {
+                indices.extend(super::walk::place_exprs(place));
+            }
+        });
         visit_body_exprs(body, &mut |id, e, stmt_span| {
+            if indices.contains(&id) {
+                return;
+            }
             let span = body
                 .spans
                 .get(id)

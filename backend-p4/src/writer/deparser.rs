@@ -11,13 +11,21 @@ use super::{target, Ctx};
 use crate::analysis::facts::Facts;
 use crate::error::{Construct, Error};
 use crate::namer::Namer;
-use scenic_ir::{InstId, Place, Stmt};
+use crate::Target;
+use scenic_ir::{InstId, Place, Scu, Stmt};
 use std::fmt::Write;
 
+/// The deparser's problems: conditional emits and changes after an emit.
+pub fn check(scu: &Scu, target: Target) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let _ = emits(scu, target, &mut errors);
+    errors
+}
+
 /// The header instances emitted, in order, checking that the rest can move.
-fn emits(cx: &Ctx<'_>, errors: &mut Vec<Error>) -> Vec<InstId> {
-    let Some(body) = &cx.scu.deparser else {
-        return cx.scu.instances.keys().collect();
+fn emits(scu: &Scu, target: Target, errors: &mut Vec<Error>) -> Vec<InstId> {
+    let Some(body) = &scu.deparser else {
+        return scu.instances.keys().collect();
     };
     let mut out = Vec::new();
     for (stmt, span) in items(&body.block) {
@@ -35,18 +43,21 @@ fn emits(cx: &Ctx<'_>, errors: &mut Vec<Error>) -> Vec<InstId> {
                     },
                 );
                 if nested_emit {
-                    errors.push(unsupported(cx, Construct::ConditionalEmit, span));
+                    errors.push(unsupported(target, Construct::ConditionalEmit, span));
                     continue;
                 }
                 for inst in written_headers(stmt) {
                     if out.contains(&inst) {
-                        let header = cx
-                            .scu
+                        let header = scu
                             .instances
                             .get(inst)
                             .map(|i| i.name.clone())
                             .unwrap_or_default();
-                        errors.push(unsupported(cx, Construct::WriteAfterEmit { header }, span));
+                        errors.push(unsupported(
+                            target,
+                            Construct::WriteAfterEmit { header },
+                            span,
+                        ));
                     }
                 }
             }
@@ -55,10 +66,10 @@ fn emits(cx: &Ctx<'_>, errors: &mut Vec<Error>) -> Vec<InstId> {
     out
 }
 
-fn unsupported(cx: &Ctx<'_>, construct: Construct, span: scenic_ir::Span) -> Error {
+fn unsupported(target: Target, construct: Construct, span: scenic_ir::Span) -> Error {
     Error::Unsupported {
         construct,
-        target: cx.target,
+        target,
         span,
         related: Vec::new(),
     }
@@ -92,14 +103,15 @@ fn place_header(p: &Place) -> Option<InstId> {
 }
 
 /// The deparser control.
-pub fn write_deparser(cx: &Ctx<'_>, out: &mut String, errors: &mut Vec<Error>) {
+pub fn write_deparser(cx: &Ctx<'_>, out: &mut String) {
     let _ = writeln!(
         out,
         "\ncontrol ScuDeparser({}) {{",
         target::deparser_params(cx.target)
     );
     out.push_str("    apply {\n");
-    for inst in emits(cx, errors) {
+    let mut checked = Vec::new();
+    for inst in emits(cx.scu, cx.target, &mut checked) {
         let name = cx.names.instances.get(&inst).cloned().unwrap_or_default();
         let _ = writeln!(out, "        packet.emit(hdr.{name});");
     }

@@ -116,7 +116,7 @@ pub fn write(prepared: &Prepared, options: &Options) -> Result<String, Errors> {
     types::write_types(&cx, &mut out);
     parser::write_parser(&cx, &mut out, &mut errors);
     control::write_controls(&cx, &mut out, &mut errors);
-    deparser::write_deparser(&cx, &mut out, &mut errors);
+    deparser::write_deparser(&cx, &mut out);
     target::write_package(&cx, &mut out);
     if errors.is_empty() {
         Ok(out)
