@@ -1,8 +1,269 @@
 //! The Vitis HLS backend: IR → C++ for one SCU kernel per `scu`, its testbench, and the harness that
 //! C-simulates it with g++ against the reference interpreter.
 //!
-//! (The mapping from IR to the kernel is documented here as the backend grows; see `docs/hls.md`.)
-//! [`ports`] is the kernel's boundary: the top function's ports per attach kind.
+//! # How the IR maps to the kernel
+//!
+//! One top function per `scu`, named after it (the [`namer::Namer`] makes it a legal identifier),
+//! free-running (`ap_ctrl_none`), with the ports of [`ports::top_ports`] for its attach point, and
+//! `#pragma HLS DATAFLOW` over three stage functions joined by internal streams:
+//!
+//! - `ingress` reads a packet's beats from `net_in` and its record from `net_in_meta`, keeps the
+//!   first `H` beats as the **header window** (`H` from the parser's worst path, [`analysis`]) and
+//!   copies every beat into the packet buffer stream. It is store-and-forward: the window goes to
+//!   `process` with the packet's length once the last beat is in, because `packet.len`, counters
+//!   and meters need the whole length before the control runs.
+//! - `process` owns all state (`static state_t st`: CSRs, tables, maps, counters, meters, `every`
+//!   due times). Per invocation it serves one control request (`ctrl_in` → `ctrl_out`,
+//!   [`scenic_ir::control`]), runs the `every` blocks that are due at `now_ns` (block by block, each
+//!   catching up on its missed periods, as the interpreter does), then, if a window is waiting,
+//!   runs the parser, the control (or `on parser_error`) and the deparser on one packet and sends
+//!   `egress` a descriptor: the new header bytes, how many bytes the parser consumed, and the list
+//!   of destinations. Its `PIPELINE II` is the II of `scenic_ir::timing` for the scu's packet path.
+//! - `egress` writes, for each destination, the new headers followed by the payload after the
+//!   parsed bytes, re-aligned to 64-byte beats (the shift is `new_len − parsed_len`), to
+//!   `net_out` (+ `net_out_meta`), `host_out` or `scu_out` (+ `scu_out_meta`); a dropped packet's
+//!   beats are read and discarded.
+//!
+//! Inside `process`, IR bodies become C++ functions over `(state_t& st, pkt_t& pk, params…)`:
+//! functions (`fn_*`), actions (`act_*`), table applications (`apply_*`), parser states (`ps_*`),
+//! the control, `on parser_error`, the deparser and `every` blocks. `pkt_t` holds one packet's
+//! headers (a header is a struct with `valid`; an invalid header's fields are kept at zero, so
+//! reads need no check and writes are guarded by `valid`), `meta`, the parser position, the copies
+//! requested and the deparser's output. Every local is declared and zero-initialised at the top of
+//! its function. Types: `bit<N>` → `ap_uint<N>`, `int<N>` → `ap_int<N>`, `bool` → `bool`, fixed,
+//! units, enums, parser errors and table results → `ap_uint<width>` (their bit patterns), structs
+//! and headers → structs, arrays → structs holding a C array ([`conv`]). Operators keep the IR's
+//! exact widths: every result is cast back to its type, and the cases where C++ differs from the
+//! language (division by zero, shifts past the width, saturation, fixed-point scaling) go through
+//! `scenic_ops.hpp`.
+//!
+//! **Evaluation order and stopping.** Expressions with effects (calls, table applications, map
+//! and meter operations, `lookahead`) are evaluated into temporaries in the IR's order, left to
+//! right, together with every operand evaluated before them. `drop()` and parser errors set
+//! `pk.halt`; after anything that may halt, the generated code returns at once, so a statement
+//! that called a dropping function is abandoned exactly as in the interpreter.
+//!
+//! **Tables** are per-table generated structs ([`writer`]): a fully partitioned register CAM whose
+//! slots are kept in the interpreter's search order (priority tables: constant entries in source
+//! order, then run-time entries by priority number, ties by insertion; lpm tables: longest total
+//! prefix first, ties by insertion), so the winner is the first matching slot. Maps, counters,
+//! meters and hashes come from the support library in `include/` (`scenic_hls.hpp`).
+//!
+//! Comments `// file.sn:LINE` point each statement back to its source ([`SourceLines`]).
 
+pub mod analysis;
+pub mod conv;
+pub mod csim;
+pub mod keywords;
+pub mod limits;
+pub mod namer;
 pub mod package;
 pub mod ports;
+pub mod testbench;
+pub mod writer;
+
+use scenic_ir::{Module, ModuleInfo, Span};
+use std::collections::BTreeMap;
+
+/// What the backend generates for, and the limits it checks against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Clock, datapath width, line rate and MTU (shared with the timing analysis): 391 MHz, 512
+    /// bits, 200 Gb/s, 4178 B.
+    pub timing: scenic_ir::timing::Options,
+    /// The FPGA part, for `run_hls.tcl` and reports.
+    pub part: String,
+    /// The largest packet a kernel buffers, in bytes (jumbo frames: 9216).
+    pub max_packet_bytes: u32,
+    /// The deepest header window, in 512-bit beats (a parser that can read further is an error).
+    pub max_window_beats: u32,
+    /// Flip-flops the kernel's register CAMs may use (U55C: 2,607,360 in total).
+    pub register_budget_bits: u64,
+    /// On-chip RAM bits (BRAM + URAM) maps and large tables may use (U55C: 70.9 Mb BRAM +
+    /// 270 Mb URAM).
+    pub ram_budget_bits: u64,
+    /// Source text lines, for `// file.sn:LINE` comments; without them comments name byte offsets.
+    pub sources: SourceLines,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            timing: scenic_ir::timing::Options::default(),
+            part: "xcu55c-fsvh2892-2L-e".into(),
+            max_packet_bytes: 9216,
+            max_window_beats: 8,
+            register_budget_bits: 2_607_360,
+            ram_budget_bits: 2016 * 36 * 1024 + 960 * 288 * 1024,
+            sources: SourceLines::default(),
+        }
+    }
+}
+
+/// Where each line of each source file starts, to turn spans into `file:line`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLines {
+    files: BTreeMap<u32, (String, Vec<u32>)>,
+}
+
+impl SourceLines {
+    /// Adds file `id` (the frontend's `FileId`) with its name and text.
+    pub fn add(&mut self, id: u32, name: &str, text: &str) {
+        let mut starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i as u32 + 1);
+            }
+        }
+        let short = std::path::Path::new(name)
+            .file_name()
+            .map_or(name.to_string(), |f| f.to_string_lossy().into_owned());
+        self.files.insert(id, (short, starts));
+    }
+
+    /// `file.sn:LINE` for a span, if it points at a known file.
+    pub fn locate(&self, span: Span) -> Option<String> {
+        if !span.is_known() {
+            return None;
+        }
+        let (name, starts) = self.files.get(&span.file.0)?;
+        let line = starts.partition_point(|s| *s <= span.lo);
+        Some(format!("{name}:{line}"))
+    }
+}
+
+/// What cannot be generated, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A construct this backend does not implement (yet), with its span.
+    #[error("the HLS backend cannot generate {what} (scu `{scu}`)")]
+    Unsupported {
+        /// The scu.
+        scu: String,
+        /// The construct.
+        what: String,
+        /// Where it is.
+        span: Span,
+    },
+    /// Something too big for the hardware at line rate: the figure and the limit.
+    #[error("{what} in scu `{scu}` needs {figure}, over the limit of {limit}")]
+    Limit {
+        /// The scu.
+        scu: String,
+        /// The construct (`table \`routes\` (a register CAM)`).
+        what: String,
+        /// What it needs (`1,843,200 flip-flops`).
+        figure: String,
+        /// The limit (`2,607,360 flip-flops (Options::register_budget_bits)`).
+        limit: String,
+        /// Where it is.
+        span: Span,
+    },
+    /// The module has no scu to make a kernel of.
+    #[error("the program has no scu: there is no kernel to generate (congestion controllers are not generated by the HLS backend yet)")]
+    NoScu,
+    /// The scu asked for does not exist.
+    #[error("the program has no scu named `{0}`")]
+    NoSuchScu(String),
+}
+
+impl Error {
+    /// The span the error points at, if any.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            Error::Unsupported { span, .. } | Error::Limit { span, .. } => Some(*span),
+            Error::NoScu | Error::NoSuchScu(_) => None,
+        }
+    }
+}
+
+/// The generated files of one scu's kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The scu's name.
+    pub scu: String,
+    /// The top function's name (`<kernel>_hls_ip` in Coyote).
+    pub top: String,
+    /// `<top>.hpp`: port types and the top function's declaration.
+    pub hpp: String,
+    /// `<top>.cpp`: the kernel.
+    pub cpp: String,
+    /// `<top>_tb.cpp`: the C-simulation testbench (line protocol on stdin/stdout).
+    pub tb: String,
+    /// The top function's ports.
+    pub ports: Vec<ports::Port>,
+    /// The `PIPELINE II` requested for `process`.
+    pub ii: u32,
+    /// The header window, in beats.
+    pub window_beats: u32,
+}
+
+impl Kernel {
+    /// The file names and contents of the kernel (`<top>.hpp`, `<top>.cpp`, `<top>_tb.cpp`).
+    pub fn files(&self) -> Vec<(String, &str)> {
+        vec![
+            (format!("{}.hpp", self.top), self.hpp.as_str()),
+            (format!("{}.cpp", self.top), self.cpp.as_str()),
+            (format!("{}_tb.cpp", self.top), self.tb.as_str()),
+        ]
+    }
+}
+
+/// Everything generated for a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelFiles {
+    /// One kernel per scu, in declaration order.
+    pub kernels: Vec<Kernel>,
+    /// Headers every kernel includes besides the support library (`scenic_ops.hpp`).
+    pub support: Vec<(String, String)>,
+    /// The host control interface the kernels decode.
+    pub control: scenic_ir::control::ControlLayout,
+}
+
+/// `scenic_ops.hpp`, the IR's operators on ap_[u]int values.
+pub const SCENIC_OPS_HPP: &str = include_str!("../cpp/scenic_ops.hpp");
+/// Our `hls_stream.h` shim.
+pub const SHIM_HLS_STREAM_H: &str = include_str!("../shims/hls_stream.h");
+/// Our `ap_axi_sdata.h` shim.
+pub const SHIM_AP_AXI_SDATA_H: &str = include_str!("../shims/ap_axi_sdata.h");
+
+/// Generates the kernel of every scu of a validated module.
+pub fn write_kernel(
+    module: &Module,
+    info: &ModuleInfo,
+    options: &Options,
+) -> Result<KernelFiles, Error> {
+    if module.scus.is_empty() {
+        return Err(Error::NoScu);
+    }
+    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let timing = scenic_ir::timing::analyze(module, &options.timing);
+    let kernels = module
+        .scus
+        .keys()
+        .map(|scu| writer::write_scu(module, info, options, &control, &timing, scu))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(KernelFiles {
+        kernels,
+        support: vec![("scenic_ops.hpp".into(), SCENIC_OPS_HPP.into())],
+        control,
+    })
+}
+
+/// Generates the kernel of the scu named `name` only.
+pub fn write_one(
+    module: &Module,
+    info: &ModuleInfo,
+    options: &Options,
+    name: &str,
+) -> Result<Kernel, Error> {
+    let scu = module
+        .scus
+        .iter()
+        .find(|(_, s)| s.name == name)
+        .map(|(id, _)| id)
+        .ok_or_else(|| Error::NoSuchScu(name.into()))?;
+    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let timing = scenic_ir::timing::analyze(module, &options.timing);
+    writer::write_scu(module, info, options, &control, &timing, scu)
+}

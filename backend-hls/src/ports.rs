@@ -83,6 +83,34 @@ pub enum Role {
     NowNs,
 }
 
+/// Which Coyote v2 vFPGA interface a port connects to in the generated `vfpga_top.svh`
+/// (`docs/hls.md`, "Ports"). `Glue` ports are driven by logic the generator writes itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoyoteBinding {
+    /// The slow path's receive stream (SCENIC's network-to-SCU path; on stock Coyote the
+    /// sniffer's `axis_rx_sniffer`).
+    SlowPathRx,
+    /// Packets back to the network (SCENIC's SCU-to-network path).
+    SlowPathTx,
+    /// `axis_host_send[0]`: packets to the host.
+    HostSend,
+    /// Another SCU of the same build (the shell's SCU-to-SCU crossbar).
+    ScuLink,
+    /// `axis_rrsp_recv[0]` / `axis_rreq_recv[0]`: RDMA payload into the SCU.
+    RdmaRecv,
+    /// `axis_rrsp_send[0]` / `axis_rreq_send[0]`: RDMA payload out of the SCU.
+    RdmaSend,
+    /// `axis_card_send[*]` / `axis_host_send[*]`: DMA outputs.
+    DmaSend,
+    /// `notify`: `irq_not_t {pid, value}` (to_arm selects the Arm cores' queue).
+    Notify,
+    /// Generated glue: the AXI-Lite `axi_ctrl` mailbox bridge (`scenic_ir::control::Mailbox`).
+    CtrlBridge,
+    /// Generated glue: a free-running nanosecond counter from `aclk`.
+    Clock,
+}
+
 /// A bit field of a record port.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PortField {
@@ -99,8 +127,14 @@ pub struct PortField {
 /// One parameter of the top function.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Port {
-    /// The C++ parameter name, which is also the RTL port prefix.
+    /// The C++ parameter name.
     pub name: &'static str,
+    /// The RTL port prefix (`name=` of the INTERFACE pragma): `s_axis_<name>` for input streams,
+    /// `m_axis_<name>` for output streams, the name itself for `ap_none` scalars. Signals are
+    /// `<rtl_name>_TDATA`, `_TVALID`, `_TREADY` (+ `_TKEEP`, `_TSTRB`, `_TLAST`).
+    pub rtl_name: String,
+    /// Where it connects in Coyote.
+    pub coyote: CoyoteBinding,
     /// What it is for.
     pub role: Role,
     /// Into or out of the kernel.
@@ -117,7 +151,7 @@ pub struct Port {
     pub doc: &'static str,
 }
 
-/// The C++ type of one 512-bit packet beat.
+/// The C++ type of one 512-bit packet beat (`axis512` is its typedef in the kernel header).
 pub const AXIS_TYPE: &str = "ap_axiu<512,0,0,0>";
 /// Width of a packet beat's data.
 pub const BEAT_BITS: u32 = 512;
@@ -128,12 +162,37 @@ pub const META_BITS: u32 = 64;
 /// Width of a `notify_out` record.
 pub const NOTIFY_BITS: u32 = 64;
 
+fn rtl(name: &str, direction: Direction) -> String {
+    match direction {
+        Direction::In => format!("s_axis_{name}"),
+        Direction::Out => format!("m_axis_{name}"),
+    }
+}
+
+/// The Coyote interface of a role.
+pub fn binding(role: Role) -> CoyoteBinding {
+    match role {
+        Role::NetIn | Role::NetInMeta => CoyoteBinding::SlowPathRx,
+        Role::NetOut | Role::NetOutMeta => CoyoteBinding::SlowPathTx,
+        Role::HostOut => CoyoteBinding::HostSend,
+        Role::ScuOut | Role::ScuOutMeta => CoyoteBinding::ScuLink,
+        Role::WordIn | Role::WordInMeta => CoyoteBinding::RdmaRecv,
+        Role::PassOut => CoyoteBinding::RdmaSend,
+        Role::PushOut | Role::PushOutMeta => CoyoteBinding::DmaSend,
+        Role::NotifyOut => CoyoteBinding::Notify,
+        Role::CtrlIn | Role::CtrlOut => CoyoteBinding::CtrlBridge,
+        Role::NowNs => CoyoteBinding::Clock,
+    }
+}
+
 fn packet(name: &'static str, role: Role, direction: Direction, doc: &'static str) -> Port {
     Port {
         name,
+        rtl_name: rtl(name, direction),
+        coyote: binding(role),
         role,
         direction,
-        cpp_type: format!("hls::stream<{AXIS_TYPE}>&"),
+        cpp_type: "hls::stream<axis512>&".into(),
         interface: Interface::AxisPacket,
         width: BEAT_BITS,
         fields: Vec::new(),
@@ -151,6 +210,8 @@ fn record(
 ) -> Port {
     Port {
         name,
+        rtl_name: rtl(name, direction),
+        coyote: binding(role),
         role,
         direction,
         cpp_type: format!("hls::stream<ap_uint<{width}> >&"),
@@ -212,6 +273,8 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
         ),
         Port {
             name: "now_ns",
+            rtl_name: "now_ns".into(),
+            coyote: CoyoteBinding::Clock,
             role: Role::NowNs,
             direction: In,
             cpp_type: "ap_uint<64>".into(),

@@ -1,0 +1,109 @@
+//! Honest limits: what the generated kernel cannot do at line rate on the target device is a
+//! compile error naming the construct, the figure and the limit, never a silent slowdown.
+//!
+//! Checked here: the register bits of all table CAMs (the compared fields) against
+//! [`crate::Options::register_budget_bits`], the on-chip RAM bits of all maps and table payloads
+//! against [`crate::Options::ram_budget_bits`], and `every`
+//! periods shorter than one invocation of `process` (which could then not run them on time). The
+//! header window and the per-packet buffers are checked where they are sized
+//! ([`crate::writer`]); a cc handler over its cycle budget is E0604 of `scenicc check`.
+
+use crate::writer::ScuWriter;
+use crate::Error;
+use scenic_ir::control::type_bits;
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Checks one scu's kernel against the device.
+pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
+    // A CAM keeps only what every lookup compares in registers (each key's value and mask or
+    // bound, and a used bit); the action, data, rank and handle of a slot sit in block RAM and
+    // are read once the winner is known.
+    let mut cam_total = 0u64;
+    let mut payload_total = 0u64;
+    let mut biggest: Option<(u64, &scenic_ir::program::Table)> = None;
+    for (t, table) in &w.scu.tables {
+        let Some(tc) = w.control.tables.get(cranelift_entity::EntityRef::index(t)) else {
+            continue;
+        };
+        let compared: u64 = tc.keys.iter().map(|k| u64::from(k.width) * 2).sum::<u64>() + 1;
+        let bits = table.size.saturating_mul(compared);
+        let payload = u64::from(tc.record_bits) + 33 + 32 + 1;
+        payload_total = payload_total.saturating_add(table.size.saturating_mul(payload));
+        cam_total = cam_total.saturating_add(bits);
+        if biggest.is_none_or(|(b, _)| bits > b) {
+            biggest = Some((bits, table));
+        }
+    }
+    if cam_total > w.options.register_budget_bits {
+        if let Some((bits, table)) = biggest {
+            return Err(Error::Limit {
+                scu: w.scu.name.clone(),
+                what: format!(
+                    "table `{}` ({} slots in a register CAM; all tables: {} flip-flops)",
+                    table.name,
+                    table.size,
+                    thousands(cam_total)
+                ),
+                figure: format!("{} flip-flops", thousands(bits)),
+                limit: format!(
+                    "{} flip-flops for all CAMs (Options::register_budget_bits, {})",
+                    thousands(w.options.register_budget_bits),
+                    w.options.part
+                ),
+                span: table.span,
+            });
+        }
+    }
+    let mut ram = payload_total;
+    for m in w.scu.maps.values() {
+        let entry = u64::from(type_bits(w.module, w.info, &m.key))
+            + u64::from(type_bits(w.module, w.info, &m.value));
+        // Hashed maps keep at most half their slots full (two banks of 8-way buckets).
+        let factor = if m.kind == scenic_ir::program::MapKind::Array {
+            1
+        } else {
+            2
+        };
+        ram = ram.saturating_add(m.size.saturating_mul(entry).saturating_mul(factor));
+        if ram > w.options.ram_budget_bits {
+            return Err(Error::Limit {
+                scu: w.scu.name.clone(),
+                what: format!("map `{}` ({} entries of {entry} bits)", m.name, m.size),
+                figure: format!("{} bits of on-chip RAM for the maps so far", thousands(ram)),
+                limit: format!(
+                    "{} bits (Options::ram_budget_bits, {})",
+                    thousands(w.options.ram_budget_bits),
+                    w.options.part
+                ),
+                span: w.scu.span,
+            });
+        }
+    }
+    let invocation_ns = w.options.timing.cycle_ns() * f64::from(w.ii);
+    for every in &w.scu.every {
+        if (every.period_ns as f64) < invocation_ns {
+            return Err(Error::Limit {
+                scu: w.scu.name.clone(),
+                what: "an `every` block".into(),
+                figure: format!("a period of {} ns", every.period_ns),
+                limit: format!(
+                    "{invocation_ns:.3} ns, one invocation of the process stage (II {} at {} MHz)",
+                    w.ii, w.options.timing.clock_mhz
+                ),
+                span: crate::writer::body_span(&every.body, w.scu.span),
+            });
+        }
+    }
+    Ok(())
+}
