@@ -5,6 +5,9 @@
 //! protocol, range port) over 1,000,000 packets of mixed sizes (64 to 1,500 bytes, 10,000 distinct
 //! packets cycled), and prints packets per second. Target: at least 10 Mpps end to end.
 //!
+//! `cargo bench -p scenic-ir --bench sim -- 200000 firewall` runs 200,000 packets of the firewall
+//! only (`parse` for the other); for profiling, run the binary under `perf record`.
+//!
 //! Besides the wall clock it prints the rate by the thread's CPU time (from
 //! `/proc/thread-self/schedstat`, where available): on a shared machine the wall clock also counts
 //! the time other processes ran.
@@ -147,18 +150,30 @@ fn report(what: &str, n: usize, (wall, cpu): (f64, Option<f64>)) {
 }
 
 fn main() {
-    let n: usize = std::env::args()
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = args
+        .iter()
         .filter_map(|a| a.parse().ok())
         .next()
         .unwrap_or(1_000_000);
+    // `parse` or `firewall` runs only that one (for profiling); both run otherwise.
+    let only = |what: &str| {
+        let named = |w: &str| args.iter().any(|a| a == w);
+        !(named("parse") || named("firewall")) || named(what)
+    };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let pool = packets(&mut rng, 10_000);
-    let parse_only = lower("parse_only.sn", PARSE_ONLY);
-    let mut m = Machine::new(&parse_only);
-    let Some(scu) = m.scu_by_name("parse_only") else {
-        panic!("no parse_only scu")
-    };
-    report("parse only", n, run(&mut m, scu, &pool, n));
+    if only("parse") {
+        let parse_only = lower("parse_only.sn", PARSE_ONLY);
+        let mut m = Machine::new(&parse_only);
+        let Some(scu) = m.scu_by_name("parse_only") else {
+            panic!("no parse_only scu")
+        };
+        report("parse only", n, run(&mut m, scu, &pool, n));
+    }
+    if !only("firewall") {
+        return;
+    }
     let text = include_str!("../../examples/firewall.sn");
     let fw = lower("firewall.sn", text);
     let mut m = Machine::new(&fw);

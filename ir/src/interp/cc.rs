@@ -6,7 +6,7 @@
 //! bytes, carrying the remainder. Timers due at or before an event's time run before its handler.
 
 use super::bits::Bits;
-use super::context::{CcRef, Effects, Exec, Notification};
+use super::context::{CcCx, Cx, Notification};
 use super::runtime::{CcFlow, Machine};
 use super::value::{width_of, Value};
 use crate::entities::*;
@@ -59,8 +59,8 @@ impl<'m> Machine<'m> {
             CcEvent::Sent(bytes) => self.count_bytes(cc, def, flow, bytes, now_ns),
             _ => {
                 let (kind, param) = handler_input(event, module);
-                match def.handlers.iter().find(|h| h.event == kind) {
-                    Some(h) => self.run_handler(cc, def, flow, &h.body, param, now_ns),
+                match def.handlers.iter().position(|h| h.event == kind) {
+                    Some(h) => self.run_handler(cc, def, flow, h, param, now_ns),
                     None => Vec::new(),
                 }
             }
@@ -154,8 +154,12 @@ impl<'m> Machine<'m> {
             if let Some(state) = self.ccs[cc.index()].flows.get_mut(&flow) {
                 state.timers[timer.index()] = at + period;
             }
-            if let Some(h) = def.handlers.iter().find(|h| h.event == Event::Timer(timer)) {
-                raised.extend(self.run_handler(cc, def, flow, &h.body, None, at));
+            if let Some(h) = def
+                .handlers
+                .iter()
+                .position(|h| h.event == Event::Timer(timer))
+            {
+                raised.extend(self.run_handler(cc, def, flow, h, None, at));
             }
         }
         raised
@@ -194,51 +198,52 @@ impl<'m> Machine<'m> {
                 fires = *acc / period;
                 *acc %= period;
             }
-            if let Some(h) = def.handlers.iter().find(|h| h.event == Event::Timer(timer)) {
+            if let Some(h) = def
+                .handlers
+                .iter()
+                .position(|h| h.event == Event::Timer(timer))
+            {
                 for _ in 0..fires {
-                    raised.extend(self.run_handler(cc, def, flow, &h.body, None, now_ns));
+                    raised.extend(self.run_handler(cc, def, flow, h, None, now_ns));
                 }
             }
         }
         raised
     }
 
+    /// Runs handler `h` of `def` for `flow` with the event's data; the notifications it raised.
     fn run_handler(
         &mut self,
         cc: CcId,
         def: &'m Cc,
         flow: u64,
-        body: &'m crate::body::Body,
+        h: usize,
         param: Option<Value>,
         now_ns: u64,
     ) -> Vec<Notification> {
         let module = self.module;
-        let rt = &mut self.ccs[cc.index()];
-        let params = rt.params.clone();
-        let Some(state) = rt.flows.get_mut(&flow) else {
+        let Some(code) = self.program.ccs.get(cc.index()).and_then(|c| c.get(h)) else {
             return Vec::new();
         };
-        let mut exec = Exec {
-            module,
-            caches: &mut self.caches,
-            scu: None,
-            cc: Some(CcRef {
-                def,
-                params: &params,
-                flow: state,
-            }),
-            packet: None,
-            beat: None,
-            now_ns,
-            flow_id: flow,
-            effects: Effects::default(),
-            parse_error: None,
-            emitted: Vec::new(),
+        let Some(rt) = self.ccs.get_mut(cc.index()) else {
+            return Vec::new();
         };
+        let super::runtime::CcRuntime { params, flows } = rt;
+        let Some(state) = flows.get_mut(&flow) else {
+            return Vec::new();
+        };
+        let mut cx = Cx::new(module, &self.program, &mut self.frames, now_ns);
+        cx.cc = Some(CcCx {
+            def,
+            params,
+            flow: state,
+        });
+        cx.flow_id = flow;
         let args: Vec<Value> = param.into_iter().collect();
-        exec.run_body(body, &args);
-        let restarts = std::mem::take(&mut exec.effects.restarts);
-        let notes = std::mem::take(&mut exec.effects.notifications);
+        code.run_top(&mut cx, &args);
+        let restarts = std::mem::take(&mut cx.effects.restarts);
+        let notes = std::mem::take(&mut cx.effects.notifications);
+        drop(cx);
         if let Some(state) = self.ccs[cc.index()].flows.get_mut(&flow) {
             for timer in restarts {
                 let t = &def.timers[timer];

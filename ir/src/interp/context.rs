@@ -1,13 +1,20 @@
-//! The execution context: what code can reach while it runs (the scu's state, the packet, the payload
-//! word, the cc flow), and what it produces (outputs, notifications, drops).
+//! The execution context ([`Cx`]): what compiled code can reach while it runs (the scu's state, the
+//! packet, the payload word, the cc flow, the frames of the bodies running), and what it produces
+//! (outputs, notifications, drops).
+//!
+//! A `Cx` lives for one packet, word, signal or `every` run and borrows everything it reaches from
+//! the [`super::Machine`]; the frame stack ([`Frames`]) and the buffers in [`Effects`] are the
+//! machine's, reused from one run to the next, so running code allocates only where a value
+//! itself needs storage (an aggregate copied, a copy of the packet sent).
 
 use super::bits::Bits;
-use super::frame::Caches;
+use super::compile::{Program, ScuCode};
 use super::headers::HeaderStore;
 use super::runtime::{CcFlow, ScuRuntime};
-use super::value::{HeaderVal, Value};
+use super::value::Value;
 use crate::entities::*;
 use crate::program::{Cc, Module, Scu};
+use cranelift_entity::EntityRef;
 
 /// A copy of the packet requested by the control.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,25 +76,8 @@ impl Effects {
     }
 }
 
-/// The packet being processed.
-#[derive(Debug)]
-pub struct PacketState<'d> {
-    /// Its bytes.
-    pub data: &'d [u8],
-    /// Parser position in bits.
-    pub cursor: usize,
-    /// Header instances (the scu's store, reset for this packet).
-    pub headers: &'d mut HeaderStore,
-    /// `meta` fields.
-    pub meta: &'d mut Vec<Value>,
-    /// Ingress port.
-    pub port: u8,
-    /// Arrival time.
-    pub timestamp_ns: u64,
-}
-
 /// The payload word being processed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct BeatState {
     /// Last word of the message.
     pub last: bool,
@@ -95,18 +85,35 @@ pub struct BeatState {
     pub keep: u64,
 }
 
+/// The packet being processed.
+#[derive(Debug)]
+pub(crate) struct PacketCx<'a> {
+    /// Its bytes.
+    pub data: &'a [u8],
+    /// Parser position in bits.
+    pub cursor: usize,
+    /// Header instances (the scu's store, reset for this packet).
+    pub headers: &'a mut HeaderStore,
+    /// `meta` fields.
+    pub meta: &'a mut [Value],
+    /// Ingress port.
+    pub port: u8,
+    /// Arrival time.
+    pub timestamp_ns: u64,
+}
+
 /// An scu and its run-time state.
-pub struct ScuRef<'a> {
+pub(crate) struct ScuCx<'a> {
     /// Its definition.
     pub def: &'a Scu,
-    /// Its id.
-    pub id: ScuId,
+    /// Its compiled code.
+    pub code: &'a ScuCode,
     /// Its state.
     pub rt: &'a mut ScuRuntime,
 }
 
 /// A cc and the state of the flow being processed.
-pub struct CcRef<'a> {
+pub(crate) struct CcCx<'a> {
     /// Its definition.
     pub def: &'a Cc,
     /// Host-set parameters.
@@ -115,18 +122,49 @@ pub struct CcRef<'a> {
     pub flow: &'a mut CcFlow,
 }
 
-/// Everything running code can reach.
-pub struct Exec<'a> {
+/// What a table application chose, kept for the `match` arms that read its action data.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Applied {
+    /// The action's position in the table, `None` before the application ran.
+    pub action: Option<u32>,
+    /// The action data.
+    pub args: Vec<Bits>,
+}
+
+/// The frames of the bodies running, and the scratch stacks of calls, keys and scrutinees.
+///
+/// A frame is a window of `values` (the body's locals, by `LocalId`) and of `applies` (its table
+/// applications); a call's frame starts where its caller's ends. The vectors only grow, so their
+/// storage, and that of the aggregates in them, is reused by every later run.
+#[derive(Debug, Default)]
+pub(crate) struct Frames {
+    /// Locals of every running frame.
+    pub values: Vec<Value>,
+    /// Table applications of every running frame.
+    pub applies: Vec<Applied>,
+    /// Arguments evaluated for a call that has not started yet.
+    pub args: Vec<Value>,
+    /// Keys of table applications being looked up, and parts of tuples being matched.
+    pub scalars: Vec<Bits>,
+}
+
+/// Why evaluation stopped early: the packet was dropped, or the parser rejected it (the context
+/// says which). Every operand, effect and statement after it is skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Halt;
+
+/// Everything running code can reach. See the [module documentation](self).
+pub(crate) struct Cx<'a> {
     /// The program.
     pub module: &'a Module,
-    /// Body caches.
-    pub caches: &'a mut Caches,
+    /// Its compiled code.
+    pub prog: &'a Program,
     /// The scu, when running scu code.
-    pub scu: Option<ScuRef<'a>>,
+    pub scu: Option<ScuCx<'a>>,
     /// The cc, when running cc code.
-    pub cc: Option<CcRef<'a>>,
+    pub cc: Option<CcCx<'a>>,
     /// The packet, when processing one.
-    pub packet: Option<PacketState<'a>>,
+    pub pkt: Option<PacketCx<'a>>,
     /// The payload word, in stream kernels.
     pub beat: Option<BeatState>,
     /// Virtual time.
@@ -139,10 +177,59 @@ pub struct Exec<'a> {
     pub parse_error: Option<&'static str>,
     /// Bytes emitted by the deparser so far.
     pub emitted: Vec<u8>,
+    /// The frame stack.
+    pub frames: &'a mut Frames,
+    /// The running frame's first local in `frames.values`.
+    pub base: usize,
+    /// The running frame's first application in `frames.applies`.
+    pub abase: usize,
+    /// The value of the last `return`.
+    pub ret: Value,
 }
 
-impl Exec<'_> {
+impl<'a> Cx<'a> {
+    /// A context at time `now_ns` with nothing to reach but the program and the frame stack; the
+    /// caller sets the scu, cc, packet or word.
+    pub fn new(
+        module: &'a Module,
+        prog: &'a Program,
+        frames: &'a mut Frames,
+        now_ns: u64,
+    ) -> Cx<'a> {
+        Cx {
+            module,
+            prog,
+            scu: None,
+            cc: None,
+            pkt: None,
+            beat: None,
+            now_ns,
+            flow_id: 0,
+            effects: Effects::default(),
+            parse_error: None,
+            emitted: Vec::new(),
+            frames,
+            base: 0,
+            abase: 0,
+            ret: Value::Unit,
+        }
+    }
+
+    /// Local `slot` of the running frame.
+    #[inline]
+    pub fn local(&self, slot: usize) -> &Value {
+        static UNIT: Value = Value::Unit;
+        self.frames.values.get(self.base + slot).unwrap_or(&UNIT)
+    }
+
+    /// Local `slot` of the running frame, to write.
+    #[inline]
+    pub fn local_mut(&mut self, slot: usize) -> Option<&mut Value> {
+        self.frames.values.get_mut(self.base + slot)
+    }
+
     /// A CSR's value.
+    #[inline]
     pub fn csr(&self, c: CsrId) -> Bits {
         self.scu
             .as_ref()
@@ -150,89 +237,38 @@ impl Exec<'_> {
             .unwrap_or_else(|| Bits::zero(1))
     }
 
-    /// Writes a CSR.
-    pub fn set_csr(&mut self, c: CsrId, value: Bits) {
+    /// Writes a CSR (keeping its width).
+    #[inline]
+    pub fn set_csr(&mut self, c: CsrId, value: &Bits) {
         if let Some(slot) = self.scu.as_mut().and_then(|s| s.rt.csrs.get_mut(c.index())) {
             *slot = value.resize(slot.width());
         }
     }
 
     /// A `meta` field.
-    pub fn meta(&self, f: u32) -> Value {
-        self.packet
-            .as_ref()
-            .and_then(|p| p.meta.get(f as usize).cloned())
-            .unwrap_or(Value::Unit)
+    #[inline]
+    pub fn meta(&self, f: u32) -> Option<&Value> {
+        self.pkt.as_ref().and_then(|p| p.meta.get(f as usize))
     }
 
-    /// Writes a `meta` field.
-    pub fn set_meta(&mut self, f: u32, value: Value) {
-        if let Some(slot) = self
-            .packet
-            .as_mut()
-            .and_then(|p| p.meta.get_mut(f as usize))
-        {
-            *slot = value;
-        }
-    }
-
-    /// A header instance (element `i` of a stack).
-    pub fn header(&self, inst: InstId, i: usize) -> HeaderVal {
-        match &self.packet {
-            Some(p) => p.headers.value(p.data, inst, i),
-            None => HeaderVal {
-                valid: false,
-                fields: Vec::new(),
-            },
-        }
-    }
-
-    /// Whether a header instance (element `i` of a stack) is valid.
-    pub fn header_valid(&self, inst: InstId, i: usize) -> bool {
-        self.packet
-            .as_ref()
-            .is_some_and(|p| p.headers.valid(inst, i))
-    }
-
-    /// Replaces a header instance.
-    pub fn set_header(&mut self, inst: InstId, i: usize, value: HeaderVal) {
-        if let Some(p) = self.packet.as_mut() {
-            p.headers.set_value(inst, i, &value);
-        }
-    }
-
-    /// A header field: zero when the header is invalid.
-    pub fn header_field(&self, inst: InstId, i: usize, field: u32) -> Bits {
-        match &self.packet {
-            Some(p) => p.headers.field(p.data, inst, i, field),
-            None => Bits::zero(1),
-        }
-    }
-
-    /// Writes a header field; ignored when the header is invalid.
-    pub fn set_header_field(&mut self, inst: InstId, i: usize, field: u32, value: Bits) {
-        if let Some(p) = self.packet.as_mut() {
-            p.headers.set_field(p.data, inst, i, field, &value);
-        }
+    /// A `meta` field, to write.
+    #[inline]
+    pub fn meta_mut(&mut self, f: u32) -> Option<&mut Value> {
+        self.pkt.as_mut().and_then(|p| p.meta.get_mut(f as usize))
     }
 
     /// A cc state variable of the current flow.
-    pub fn cc_state(&self, s: CcStateId) -> Value {
-        self.cc
-            .as_ref()
-            .and_then(|c| c.flow.state.get(s.index()).cloned())
-            .unwrap_or(Value::Unit)
+    #[inline]
+    pub fn cc_state(&self, s: CcStateId) -> Option<&Value> {
+        self.cc.as_ref().and_then(|c| c.flow.state.get(s.index()))
     }
 
-    /// Writes a cc state variable.
-    pub fn set_cc_state(&mut self, s: CcStateId, value: Value) {
-        if let Some(slot) = self
-            .cc
+    /// A cc state variable of the current flow, to write.
+    #[inline]
+    pub fn cc_state_mut(&mut self, s: CcStateId) -> Option<&mut Value> {
+        self.cc
             .as_mut()
             .and_then(|c| c.flow.state.get_mut(s.index()))
-        {
-            *slot = value;
-        }
     }
 
     /// The source name for notifications.
@@ -243,6 +279,11 @@ impl Exec<'_> {
             _ => String::new(),
         }
     }
-}
 
-use cranelift_entity::EntityRef;
+    /// Records a parse error and halts.
+    #[inline]
+    pub fn reject(&mut self, error: &'static str) -> Halt {
+        self.parse_error = Some(error);
+        Halt
+    }
+}

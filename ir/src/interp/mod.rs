@@ -1,16 +1,18 @@
 //! The reference interpreter: the golden semantics every hardware backend is checked against.
 //!
 //! [`bits`] holds the value representation, [`ops`] the IR's operators and casts on typed values,
-//! and [`intrinsics`] the standard library's hashes and checksums.
+//! [`pattern`] pattern matching, and [`intrinsics`] the standard library's hashes and checksums.
+//! [`compile`] turns every body of a module into closures once, when the [`Machine`] is made;
+//! running a packet, payload word or congestion signal runs those closures in a context
+//! ([`context`]) that reaches the machine's state: tables ([`state`], [`classify`]), maps
+//! ([`map`]), the packet's headers ([`headers`]). [`packet`], [`stream`] and [`cc`] are the entry
+//! points; [`runtime`] holds the machine and its host-side API.
 
 pub mod bits;
 pub mod cc;
 mod classify;
+pub mod compile;
 pub mod context;
-mod effects;
-mod eval;
-pub mod exec;
-pub mod frame;
 mod hash;
 pub mod headers;
 pub mod intrinsics;
@@ -23,6 +25,6 @@ pub mod state;
 pub mod stream;
 pub mod value;
 
-pub use context::{Destination, Exec, Notification};
+pub use context::{Destination, Notification};
 pub use packet::PacketOutcome;
 pub use runtime::Machine;

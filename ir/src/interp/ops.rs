@@ -60,39 +60,165 @@ pub fn unary(op: UnaryOp, ty: &Type, value: &Bits) -> Bits {
 /// `LogicalOr` evaluate nothing: short-circuiting is the caller's business.
 #[inline]
 pub fn binary(op: BinaryOp, ty: &Type, lhs: &Bits, rhs: &Bits) -> Bits {
+    kernel(op, ty).apply(lhs, rhs)
+}
+
+/// A binary operator resolved for its operand type: what [`binary`] computes, with the type's
+/// part of the decision (signed or not, fixed-point or not) taken once. The interpreter resolves
+/// each operator when it compiles a body; [`binary`] resolves it on every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Wrapping `+`.
+    Add,
+    /// Wrapping `-`.
+    Sub,
+    /// `|+|` on `int`.
+    SatAddSigned,
+    /// `|+|` otherwise.
+    SatAdd,
+    /// `|-|` on `int`.
+    SatSubSigned,
+    /// `|-|` otherwise.
+    SatSub,
+    /// Wrapping `*` on integers.
+    Mul,
+    /// `/` on `int`.
+    DivSigned,
+    /// `/` otherwise.
+    Div,
+    /// `%` on `int`.
+    RemSigned,
+    /// `%` otherwise.
+    Rem,
+    /// `&`.
+    And,
+    /// `|`.
+    Or,
+    /// `^`.
+    Xor,
+    /// `<<`.
+    Shl,
+    /// `>>` on `int`.
+    ShrSigned,
+    /// `>>` otherwise.
+    Shr,
+    /// `++`.
+    Concat,
+    /// A comparison (`op` is `Eq` ..= `Ge`), signed for `int`.
+    Compare {
+        /// The comparison.
+        op: BinaryOp,
+        /// Whether the operands are read as two's complement.
+        signed: bool,
+    },
+    /// `&&` of two evaluated operands.
+    LogicalAnd,
+    /// `||` of two evaluated operands.
+    LogicalOr,
+    /// Fixed-point product ([`mul_scaled`]).
+    MulScaled {
+        /// Whether `lhs` is an `int`.
+        signed: bool,
+        /// Fraction bits of `rhs`.
+        frac: u32,
+    },
+    /// Fixed-point quotient ([`div_scaled`]).
+    DivScaled {
+        /// Whether `lhs` is an `int`.
+        signed: bool,
+        /// Fraction bits.
+        frac: u32,
+    },
+}
+
+/// Resolves `op` on operands of type `ty` (see [`binary`]).
+pub fn kernel(op: BinaryOp, ty: &Type) -> Kernel {
     let signed = ty.is_signed();
+    let fixed = match ty {
+        Type::Fixed { frac, .. } => Some(*frac),
+        _ => None,
+    };
     match op {
-        BinaryOp::Add => lhs.wrapping_add(rhs),
-        BinaryOp::Sub => lhs.wrapping_sub(rhs),
-        BinaryOp::SatAdd if signed => lhs.sadd_sat(rhs),
-        BinaryOp::SatAdd => lhs.uadd_sat(rhs),
-        BinaryOp::SatSub if signed => lhs.ssub_sat(rhs),
-        BinaryOp::SatSub => lhs.usub_sat(rhs),
-        BinaryOp::Mul => match ty {
-            Type::Fixed { frac, .. } => mul_scaled(ty, lhs, rhs, *frac),
-            _ => lhs.wrapping_mul(rhs),
+        BinaryOp::Add => Kernel::Add,
+        BinaryOp::Sub => Kernel::Sub,
+        BinaryOp::SatAdd if signed => Kernel::SatAddSigned,
+        BinaryOp::SatAdd => Kernel::SatAdd,
+        BinaryOp::SatSub if signed => Kernel::SatSubSigned,
+        BinaryOp::SatSub => Kernel::SatSub,
+        BinaryOp::Mul => match fixed {
+            Some(frac) => Kernel::MulScaled { signed, frac },
+            None => Kernel::Mul,
         },
-        BinaryOp::Div => match ty {
-            Type::Fixed { frac, .. } => div_scaled(ty, lhs, rhs, *frac),
-            _ if signed => lhs.sdiv(rhs),
-            _ => lhs.udiv(rhs),
+        BinaryOp::Div => match fixed {
+            Some(frac) => Kernel::DivScaled { signed, frac },
+            None if signed => Kernel::DivSigned,
+            None => Kernel::Div,
         },
-        BinaryOp::Rem if signed => lhs.srem(rhs),
-        BinaryOp::Rem => lhs.urem(rhs),
-        BinaryOp::And => lhs.bit_and(rhs),
-        BinaryOp::Or => lhs.bit_or(rhs),
-        BinaryOp::Xor => lhs.bit_xor(rhs),
-        BinaryOp::Shl => lhs.shl(rhs.to_u32_saturating()),
-        BinaryOp::Shr if signed => lhs.ashr(rhs.to_u32_saturating()),
-        BinaryOp::Shr => lhs.lshr(rhs.to_u32_saturating()),
-        BinaryOp::Concat => lhs.concat(rhs),
+        BinaryOp::Rem if signed => Kernel::RemSigned,
+        BinaryOp::Rem => Kernel::Rem,
+        BinaryOp::And => Kernel::And,
+        BinaryOp::Or => Kernel::Or,
+        BinaryOp::Xor => Kernel::Xor,
+        BinaryOp::Shl => Kernel::Shl,
+        BinaryOp::Shr if signed => Kernel::ShrSigned,
+        BinaryOp::Shr => Kernel::Shr,
+        BinaryOp::Concat => Kernel::Concat,
         BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
-            Bits::from_bool(compare(op, ty, lhs, rhs))
+            Kernel::Compare { op, signed }
         }
-        BinaryOp::LogicalAnd => Bits::from_bool(!lhs.is_zero() && !rhs.is_zero()),
-        BinaryOp::LogicalOr => Bits::from_bool(!lhs.is_zero() || !rhs.is_zero()),
-        BinaryOp::MulScaled(frac) => mul_scaled(ty, lhs, rhs, frac),
-        BinaryOp::DivScaled(frac) => div_scaled(ty, lhs, rhs, frac),
+        BinaryOp::LogicalAnd => Kernel::LogicalAnd,
+        BinaryOp::LogicalOr => Kernel::LogicalOr,
+        BinaryOp::MulScaled(frac) => Kernel::MulScaled { signed, frac },
+        BinaryOp::DivScaled(frac) => Kernel::DivScaled { signed, frac },
+    }
+}
+
+impl Kernel {
+    /// The operator on two values.
+    #[inline]
+    pub fn apply(self, lhs: &Bits, rhs: &Bits) -> Bits {
+        match self {
+            Kernel::Add => lhs.wrapping_add(rhs),
+            Kernel::Sub => lhs.wrapping_sub(rhs),
+            Kernel::SatAddSigned => lhs.sadd_sat(rhs),
+            Kernel::SatAdd => lhs.uadd_sat(rhs),
+            Kernel::SatSubSigned => lhs.ssub_sat(rhs),
+            Kernel::SatSub => lhs.usub_sat(rhs),
+            Kernel::Mul => lhs.wrapping_mul(rhs),
+            Kernel::DivSigned => lhs.sdiv(rhs),
+            Kernel::Div => lhs.udiv(rhs),
+            Kernel::RemSigned => lhs.srem(rhs),
+            Kernel::Rem => lhs.urem(rhs),
+            Kernel::And => lhs.bit_and(rhs),
+            Kernel::Or => lhs.bit_or(rhs),
+            Kernel::Xor => lhs.bit_xor(rhs),
+            Kernel::Shl => lhs.shl(rhs.to_u32_saturating()),
+            Kernel::ShrSigned => lhs.ashr(rhs.to_u32_saturating()),
+            Kernel::Shr => lhs.lshr(rhs.to_u32_saturating()),
+            Kernel::Concat => lhs.concat(rhs),
+            Kernel::Compare { op, signed } => {
+                let ord = if signed { lhs.scmp(rhs) } else { lhs.ucmp(rhs) };
+                Bits::from_bool(holds(op, ord))
+            }
+            Kernel::LogicalAnd => Bits::from_bool(!lhs.is_zero() && !rhs.is_zero()),
+            Kernel::LogicalOr => Bits::from_bool(!lhs.is_zero() || !rhs.is_zero()),
+            Kernel::MulScaled { signed, frac } => mul_scaled_as(signed, lhs, rhs, frac),
+            Kernel::DivScaled { signed, frac } => div_scaled_as(signed, lhs, rhs, frac),
+        }
+    }
+}
+
+/// Whether comparison `op` holds for two values in order `ord` (false for other operators).
+#[inline]
+fn holds(op: BinaryOp, ord: Ordering) -> bool {
+    match op {
+        BinaryOp::Eq => ord == Ordering::Equal,
+        BinaryOp::Ne => ord != Ordering::Equal,
+        BinaryOp::Lt => ord == Ordering::Less,
+        BinaryOp::Le => ord != Ordering::Greater,
+        BinaryOp::Gt => ord == Ordering::Greater,
+        BinaryOp::Ge => ord != Ordering::Less,
+        _ => false,
     }
 }
 
@@ -110,16 +236,7 @@ pub fn order(ty: &Type, lhs: &Bits, rhs: &Bits) -> Ordering {
 /// gives `false`.
 #[inline]
 pub fn compare(op: BinaryOp, ty: &Type, lhs: &Bits, rhs: &Bits) -> bool {
-    let ord = order(ty, lhs, rhs);
-    match op {
-        BinaryOp::Eq => ord == Ordering::Equal,
-        BinaryOp::Ne => ord != Ordering::Equal,
-        BinaryOp::Lt => ord == Ordering::Less,
-        BinaryOp::Le => ord != Ordering::Greater,
-        BinaryOp::Gt => ord == Ordering::Greater,
-        BinaryOp::Ge => ord != Ordering::Less,
-        _ => false,
-    }
+    holds(op, order(ty, lhs, rhs))
 }
 
 /// `min(a, b)` for two values of type `ty` (signed for `int<N>`).
@@ -146,8 +263,13 @@ pub fn max(ty: &Type, a: &Bits, b: &Bits) -> Bits {
 /// `lhs`'s width. `ty` is `lhs`'s type; `rhs` (any width) is unsigned. For a signed `lhs` the
 /// magnitude is scaled and the sign restored, so the truncation is toward zero too.
 pub fn mul_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
+    mul_scaled_as(ty.is_signed(), lhs, rhs, frac)
+}
+
+/// [`mul_scaled`] with `lhs`'s signedness given.
+fn mul_scaled_as(signed: bool, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let lw = lhs.width();
-    let neg = ty.is_signed() && lhs.is_negative();
+    let neg = signed && lhs.is_negative();
     let full = lw.saturating_add(rhs.width());
     if full <= 128 {
         // The exact product fits a u128.
@@ -195,8 +317,13 @@ fn restore_sign(mag: u128, neg: bool) -> u128 {
 /// `lhs`'s width; division by zero gives 0. `ty` is `lhs`'s type; `rhs` (any width) is unsigned;
 /// a signed `lhs` divides its magnitude, as in [`mul_scaled`].
 pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
+    div_scaled_as(ty.is_signed(), lhs, rhs, frac)
+}
+
+/// [`div_scaled`] with `lhs`'s signedness given.
+fn div_scaled_as(signed: bool, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
     let lw = lhs.width();
-    let neg = ty.is_signed() && lhs.is_negative();
+    let neg = signed && lhs.is_negative();
     let w = lw.saturating_add(frac).max(rhs.width());
     if w <= 128 {
         // The shifted dividend fits a u128.
@@ -226,20 +353,67 @@ pub fn div_scaled(ty: &Type, lhs: &Bits, rhs: &Bits, frac: u32) -> Bits {
 /// A cast to a non-scalar type returns the value unchanged.
 #[inline]
 pub fn cast(value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits {
+    cast_plan(from, to).apply(value, from, to, enums)
+}
+
+/// How [`cast`] converts between two types, decided once: the common cases need only a width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastPlan {
+    /// Zero-extend or truncate to this width.
+    Resize(u32),
+    /// Sign-extend or truncate to this width.
+    Sext(u32),
+    /// `fixed<_,frac>` to `bit<n>`.
+    FixedToBits {
+        /// Fraction bits of the source.
+        frac: u32,
+        /// The target width.
+        n: u32,
+    },
+    /// `bit<_>` to `fixed<int,frac>`.
+    BitsToFixed {
+        /// Integer bits of the target.
+        int: u32,
+        /// Fraction bits of the target.
+        frac: u32,
+    },
+    /// Anything else (fixed-point, enum, bool and unit types).
+    General,
+}
+
+/// Resolves a cast from `from` to `to` (see [`cast`]).
+pub fn cast_plan(from: &Type, to: &Type) -> CastPlan {
     match (from, to) {
         (Type::Bits(_) | Type::Bool | Type::Quantity(_), Type::Bits(n) | Type::Int(n)) => {
-            value.resize(*n)
+            CastPlan::Resize(*n)
         }
-        (Type::Int(_), Type::Bits(n) | Type::Int(n)) => value.sext(*n),
-        (Type::Fixed { frac, .. }, Type::Bits(n)) if value.width() <= 128 => {
-            Bits::from_u128(*n, value.to_u128().checked_shr(*frac).unwrap_or(0))
+        (Type::Int(_), Type::Bits(n) | Type::Int(n)) => CastPlan::Sext(*n),
+        (Type::Fixed { frac, .. }, Type::Bits(n)) => CastPlan::FixedToBits { frac: *frac, n: *n },
+        (Type::Bits(_), Type::Fixed { int, frac }) => CastPlan::BitsToFixed {
+            int: *int,
+            frac: *frac,
+        },
+        _ => CastPlan::General,
+    }
+}
+
+impl CastPlan {
+    /// The cast of `value` (of type `from`, to type `to`: the types this plan was made for).
+    #[inline]
+    pub fn apply(self, value: &Bits, from: &Type, to: &Type, enums: &impl EnumInfo) -> Bits {
+        match self {
+            CastPlan::Resize(n) => value.resize(n),
+            CastPlan::Sext(n) => value.sext(n),
+            CastPlan::FixedToBits { frac, n } if value.width() <= 128 => {
+                Bits::from_u128(n, value.to_u128().checked_shr(frac).unwrap_or(0))
+            }
+            CastPlan::BitsToFixed { int, frac } if value.width() <= 128 => {
+                // (v << frac) mod 2^(int+frac) == (v mod 2^int) << frac
+                let shifted = value.to_u128().checked_shl(frac).unwrap_or(0);
+                Bits::from_u128(int.saturating_add(frac), shifted)
+            }
+            _ => cast_general(value, from, to, enums),
         }
-        (Type::Bits(_), Type::Fixed { int, frac }) if value.width() <= 128 => {
-            // (v << frac) mod 2^(int+frac) == (v mod 2^int) << frac
-            let shifted = value.to_u128().checked_shl(*frac).unwrap_or(0);
-            Bits::from_u128(int.saturating_add(*frac), shifted)
-        }
-        _ => cast_general(value, from, to, enums),
     }
 }
 

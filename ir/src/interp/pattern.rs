@@ -46,3 +46,72 @@ pub fn matches(pattern: &Pattern, ty: &Type, value: &Value) -> bool {
         _ => false,
     }
 }
+
+/// What a compiled scalar pattern tests, its constants already at the scrutinee's width.
+#[derive(Clone, Debug)]
+enum Test {
+    Any,
+    Equal(Bits),
+    /// `x & mask == value` (the value already masked).
+    Mask(Bits, Bits),
+    Range(Bits, Bits),
+    Never,
+}
+
+/// A pattern compiled for scrutinees of one scalar type: [`scalar_matches`] with the constants
+/// converted once. A value of another width (which a validated program never has) is matched by
+/// [`scalar_matches`] itself.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    source: Pattern,
+    width: u32,
+    signed: bool,
+    test: Test,
+}
+
+impl Compiled {
+    /// `pattern` for scrutinees of width `width`, signed or not.
+    pub fn new(pattern: &Pattern, width: u32, signed: bool) -> Compiled {
+        let constant = |c: &crate::types::Const| Bits::from_biguint(width, &c.0);
+        let test = match pattern {
+            Pattern::Any => Test::Any,
+            Pattern::Value(c) => Test::Equal(constant(c)),
+            Pattern::Mask(v, m) => {
+                let m = constant(m);
+                Test::Mask(constant(v).bit_and(&m), m)
+            }
+            Pattern::Range(lo, hi) => Test::Range(constant(lo), constant(hi)),
+            Pattern::Tuple(_) => Test::Never,
+        };
+        Compiled {
+            source: pattern.clone(),
+            width,
+            signed,
+            test,
+        }
+    }
+
+    /// Whether the pattern matches `value`.
+    #[inline]
+    pub fn matches(&self, value: &Bits) -> bool {
+        if value.width() != self.width {
+            return scalar_matches(&self.source, self.signed, value);
+        }
+        let order = |a: &Bits, b: &Bits| {
+            if self.signed {
+                a.scmp(b)
+            } else {
+                a.ucmp(b)
+            }
+        };
+        match &self.test {
+            Test::Any => true,
+            Test::Equal(c) => value == c,
+            Test::Mask(v, m) => value.bit_and(m) == *v,
+            Test::Range(lo, hi) => {
+                order(value, lo) != Ordering::Less && order(value, hi) != Ordering::Greater
+            }
+            Test::Never => false,
+        }
+    }
+}

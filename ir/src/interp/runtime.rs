@@ -2,8 +2,8 @@
 //! table entries, counters, virtual time).
 
 use super::bits::Bits;
-use super::context::{Effects, Exec, Notification};
-use super::frame::Caches;
+use super::compile::Program;
+use super::context::{Cx, Frames, Notification, ScuCx};
 use super::state::{compile_match, Bucket, EntryError, MapState, RtEntry, TableState};
 use super::value::{width_of, Value};
 use crate::entities::*;
@@ -74,7 +74,8 @@ pub struct CcRuntime {
 /// The interpreter for one module.
 pub struct Machine<'m> {
     pub(crate) module: &'m Module,
-    pub(crate) caches: Caches,
+    /// The module's code, compiled when the machine is made.
+    pub(crate) program: Program,
     /// Scu states by `ScuId`.
     pub scus: Vec<ScuRuntime>,
     /// Cc states by `CcId`.
@@ -91,6 +92,8 @@ pub struct Machine<'m> {
     next_handle: u64,
     /// Per-packet state reused by each scu's packets.
     pub(crate) packet_scratch: Vec<super::packet::PacketScratch>,
+    /// The frame stack, reused by every run.
+    pub(crate) frames: Frames,
 }
 
 impl<'m> Machine<'m> {
@@ -115,7 +118,7 @@ impl<'m> Machine<'m> {
             .collect();
         Machine {
             module,
-            caches: Caches::default(),
+            program: Program::new(module),
             scus,
             ccs,
             notifications: Vec::new(),
@@ -128,6 +131,7 @@ impl<'m> Machine<'m> {
                 .values()
                 .map(|s| super::packet::PacketScratch::new(module, s))
                 .collect(),
+            frames: Frames::default(),
         }
     }
 
@@ -311,7 +315,7 @@ impl<'m> Machine<'m> {
                         break;
                     }
                     rt.every_next[k] = next + period;
-                    raised.extend(self.run_every(id, def, &every.body, next));
+                    raised.extend(self.run_every(id, def, k, next));
                 }
             }
         }
@@ -320,29 +324,21 @@ impl<'m> Machine<'m> {
         raised
     }
 
-    fn run_every(
-        &mut self,
-        id: ScuId,
-        def: &'m Scu,
-        body: &crate::body::Body,
-        at: u64,
-    ) -> Vec<Notification> {
-        let rt = &mut self.scus[id.index()];
-        let mut exec = Exec {
-            module: self.module,
-            caches: &mut self.caches,
-            scu: Some(super::context::ScuRef { def, id, rt }),
-            cc: None,
-            packet: None,
-            beat: None,
-            now_ns: at,
-            flow_id: 0,
-            effects: Effects::default(),
-            parse_error: None,
-            emitted: Vec::new(),
+    /// Runs `every` block `k` of scu `id` at time `at`; the notifications it raised.
+    fn run_every(&mut self, id: ScuId, def: &'m Scu, k: usize, at: u64) -> Vec<Notification> {
+        let (Some(rt), Some(code)) = (
+            self.scus.get_mut(id.index()),
+            self.program.scus.get(id.index()),
+        ) else {
+            return Vec::new();
         };
-        exec.run_body(body, &[]);
-        exec.effects.notifications
+        let Some(body) = code.every.get(k) else {
+            return Vec::new();
+        };
+        let mut cx = Cx::new(self.module, &self.program, &mut self.frames, at);
+        cx.scu = Some(ScuCx { def, code, rt });
+        body.run_top(&mut cx, &[]);
+        cx.effects.notifications
     }
 }
 

@@ -212,20 +212,26 @@ impl TableState {
 
     /// The entry matching `key`, if any.
     pub fn lookup(&mut self, key: &[Bits]) -> Option<&RtEntry> {
+        let i = self.find(key)?;
+        self.entries.get(i)
+    }
+
+    /// The position of the entry matching `key`, if any (counted as a hit or a miss).
+    pub fn find(&mut self, key: &[Bits]) -> Option<usize> {
         let found = match self.strategy {
             Strategy::Exact => self.exact.get(key).copied(),
             _ => self.search(key),
         };
         match found {
-            Some(i) => {
-                self.hits += 1;
-                self.entries.get(i)
-            }
-            None => {
-                self.misses += 1;
-                None
-            }
+            Some(_) => self.hits += 1,
+            None => self.misses += 1,
         }
+        found
+    }
+
+    /// The entry at a position [`TableState::find`] gave.
+    pub fn entry(&self, i: usize) -> Option<&RtEntry> {
+        self.entries.get(i)
     }
 
     /// The first entry in search order matching `key` (classifier, or a scan for wide keys).

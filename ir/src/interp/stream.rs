@@ -7,7 +7,7 @@
 //! bytes at a time and flushes the rest on the last word; an unbatched one transfers each word.
 
 use super::bits::Bits;
-use super::context::{BeatState, Effects, Exec, Notification, ScuRef};
+use super::context::{BeatState, Cx, Notification, ScuCx};
 use super::runtime::Machine;
 use super::value::Value;
 use crate::entities::ScuId;
@@ -77,25 +77,21 @@ impl<'m> Machine<'m> {
         let Some(def) = module.scus.get(scu) else {
             return outcome;
         };
-        let Some(kernel) = &def.stream else {
+        let (Some(rt), Some(code)) = (
+            self.scus.get_mut(scu.index()),
+            self.program.scus.get(scu.index()),
+        ) else {
             return outcome;
         };
-        let rt = &mut self.scus[scu.index()];
-        let mut exec = Exec {
-            module,
-            caches: &mut self.caches,
-            scu: Some(ScuRef { def, id: scu, rt }),
-            cc: None,
-            packet: None,
-            beat: Some(BeatState { last, keep }),
-            now_ns,
-            flow_id: flow,
-            effects: Effects::default(),
-            parse_error: None,
-            emitted: Vec::new(),
+        let Some(kernel) = &code.stream else {
+            return outcome;
         };
-        exec.run_body(kernel, &[Value::Bits(word.resize(512))]);
-        let effects = exec.effects;
+        let mut cx = Cx::new(module, &self.program, &mut self.frames, now_ns);
+        cx.scu = Some(ScuCx { def, code, rt });
+        cx.beat = Some(BeatState { last, keep });
+        cx.flow_id = flow;
+        kernel.run_top(&mut cx, &[Value::Bits(word.resize(512))]);
+        let effects = cx.effects;
         outcome.passed = effects.passes.into_iter().map(|w| (w, keep)).collect();
         // `every` runs that came due are already in `self.notifications` (advance_time records
         // them); only what this word raised is added below.

@@ -14,7 +14,7 @@ pub struct HeaderVal {
 }
 
 /// A runtime value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum Value {
     /// A scalar.
     Bits(Bits),
@@ -76,6 +76,112 @@ impl Value {
     }
 }
 
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        match self {
+            Value::Bits(b) => Value::Bits(b.clone()),
+            Value::Header(h) => Value::Header(h.clone()),
+            Value::Struct(v) => Value::Struct(v.clone()),
+            Value::Array(v) => Value::Array(v.clone()),
+            Value::Tuple(v) => Value::Tuple(v.clone()),
+            Value::Unit => Value::Unit,
+        }
+    }
+
+    /// Copies `source` reusing this value's storage when both have the same shape, so that
+    /// resetting a local or overwriting a map entry with a value of its own type allocates nothing.
+    fn clone_from(&mut self, source: &Value) {
+        match (self, source) {
+            (Value::Bits(a), Value::Bits(b)) => a.clone_from(b),
+            (Value::Header(a), Value::Header(b)) => {
+                a.valid = b.valid;
+                a.fields.clone_from(&b.fields);
+            }
+            (Value::Struct(a), Value::Struct(b))
+            | (Value::Array(a), Value::Array(b))
+            | (Value::Tuple(a), Value::Tuple(b)) => a.clone_from(b),
+            (this, source) => *this = source.clone(),
+        }
+    }
+}
+
+/// A part of a value reached by a field or an element.
+#[derive(Debug)]
+pub enum Part<'v> {
+    /// The part itself.
+    Value(&'v Value),
+    /// A field of a valid header.
+    Bits(&'v Bits),
+    /// A field of an invalid header: zero of this width.
+    Zero(u32),
+    /// Nothing (the value has no such part).
+    Missing,
+}
+
+impl Value {
+    /// Field `f` of a struct, tuple or header value (a field of an invalid header reads as zero).
+    pub fn field(&self, f: u32) -> Part<'_> {
+        let f = f as usize;
+        match self {
+            Value::Struct(fields) | Value::Tuple(fields) => {
+                fields.get(f).map_or(Part::Missing, Part::Value)
+            }
+            Value::Header(h) => match h.fields.get(f) {
+                Some(b) if h.valid => Part::Bits(b),
+                Some(b) => Part::Zero(b.width()),
+                None => Part::Missing,
+            },
+            _ => Part::Missing,
+        }
+    }
+
+    /// Element `i` of an array value.
+    pub fn element(&self, i: usize) -> Part<'_> {
+        match self {
+            Value::Array(items) => items.get(i).map_or(Part::Missing, Part::Value),
+            _ => Part::Missing,
+        }
+    }
+}
+
+impl<'v> Part<'v> {
+    /// Field `f` of this part.
+    pub fn field(&self, f: u32) -> Part<'v> {
+        match self {
+            Part::Value(v) => v.field(f),
+            _ => Part::Missing,
+        }
+    }
+
+    /// Element `i` of this part.
+    pub fn element(&self, i: usize) -> Part<'v> {
+        match self {
+            Part::Value(v) => v.element(i),
+            _ => Part::Missing,
+        }
+    }
+
+    /// The part as an owned value (`Unit` when missing).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Part::Value(v) => (*v).clone(),
+            Part::Bits(b) => Value::Bits((*b).clone()),
+            Part::Zero(w) => Value::Bits(Bits::zero(*w)),
+            Part::Missing => Value::Unit,
+        }
+    }
+
+    /// The part as a scalar (a one-bit zero when it is not one, as [`Value::bits`]).
+    pub fn to_bits(&self) -> Bits {
+        match self {
+            Part::Value(v) => v.bits().clone(),
+            Part::Bits(b) => (*b).clone(),
+            Part::Zero(w) => Bits::zero(*w),
+            Part::Missing => Bits::zero(1),
+        }
+    }
+}
+
 impl HeaderVal {
     /// A header of layout `h` with zero fields.
     pub fn zero(module: &Module, h: crate::entities::HeaderId, valid: bool) -> HeaderVal {
@@ -87,6 +193,12 @@ impl HeaderVal {
                 .map(|f| Bits::zero(width_of(&f.ty, module)))
                 .collect(),
         }
+    }
+}
+
+impl super::ops::EnumInfo for Module {
+    fn enum_width(&self, e: crate::entities::EnumId) -> u32 {
+        self.enums.get(e).map_or(8, |d| d.width)
     }
 }
 

@@ -1,0 +1,242 @@
+//! Compiling statements and blocks, and the scrutinees of `match` (shared with parser selects).
+//!
+//! A statement's closure evaluates its expressions, and only if none stopped performs its effect
+//! and returns [`Flow::Next`]; a stopped evaluation returns [`Flow::Stop`] and the enclosing blocks
+//! return at once. A `match` on a scalar or on a tuple of scalars matches compiled patterns
+//! against the scrutinee's parts without building a tuple value.
+
+use super::{Block, Compiler, Flow, Step, R};
+use crate::body::{Block as IrBlock, Expr, Pattern, Stmt};
+use crate::entities::*;
+use crate::interp::bits::Bits;
+use crate::interp::context::Cx;
+use crate::interp::pattern::{self, Compiled};
+use crate::interp::value::{width_of, Value};
+use crate::types::Type;
+use cranelift_entity::EntityRef;
+
+/// A compiled scrutinee with its cases: the position of the first case with a matching pattern.
+pub(crate) type Select = Box<dyn Fn(&mut Cx<'_>) -> R<Option<usize>> + Send + Sync>;
+
+/// The flow of a statement whose evaluation gave `r`.
+#[inline]
+pub(crate) fn flow(r: R<()>) -> Flow {
+    match r {
+        Ok(()) => Flow::Next,
+        Err(_) => Flow::Stop,
+    }
+}
+
+/// Writes a scalar into a local's slot, reusing it.
+#[inline]
+pub(crate) fn set_scalar(slot: &mut Value, v: Bits) {
+    match slot {
+        Value::Bits(b) => *b = v,
+        other => *other = Value::Bits(v),
+    }
+}
+
+impl Compiler<'_> {
+    /// Compiles a block.
+    pub fn block(&mut self, block: &IrBlock) -> Block {
+        Block(block.stmts.iter().map(|s| self.stmt(s)).collect())
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Step {
+        match stmt {
+            Stmt::Let(local, value) => self.let_(local.index(), *value),
+            Stmt::Assign(place, value) => self.assign(place, *value),
+            Stmt::Eval(e) => {
+                let run = self.eval(*e);
+                Box::new(move |cx| flow(run(cx)))
+            }
+            Stmt::If(cond, then, otherwise) => {
+                let (cond, then, otherwise) =
+                    (self.scalar(*cond), self.block(then), self.block(otherwise));
+                Box::new(move |cx| match cond(cx) {
+                    Ok(c) if !c.is_zero() => then.run(cx),
+                    Ok(_) => otherwise.run(cx),
+                    Err(_) => Flow::Stop,
+                })
+            }
+            Stmt::Switch { on, cases, default } => {
+                let patterns: Vec<&[Pattern]> =
+                    cases.iter().map(|c| c.patterns.as_slice()).collect();
+                let select = self.select(*on, &patterns);
+                let bodies: Vec<Block> = cases.iter().map(|c| self.block(&c.body)).collect();
+                let default = self.block(default);
+                Box::new(move |cx| match select(cx) {
+                    Ok(Some(i)) => bodies.get(i).map_or(Flow::Next, |b| b.run(cx)),
+                    Ok(None) => default.run(cx),
+                    Err(_) => Flow::Stop,
+                })
+            }
+            Stmt::For {
+                var,
+                first,
+                last,
+                body,
+            } => {
+                let width = self
+                    .body
+                    .locals
+                    .get(*var)
+                    .map_or(1, |l| width_of(&l.ty, self.module));
+                let (slot, first, last, body) = (var.index(), *first, *last, self.block(body));
+                Box::new(move |cx| {
+                    for i in first..=last {
+                        if let Some(s) = cx.local_mut(slot) {
+                            set_scalar(s, Bits::from_i128(width, i128::from(i)));
+                        }
+                        match body.run(cx) {
+                            Flow::Next => {}
+                            other => return other,
+                        }
+                    }
+                    Flow::Next
+                })
+            }
+            Stmt::Return(value) => {
+                let value = value.map(|e| self.value(e));
+                Box::new(move |cx| {
+                    let v = match &value {
+                        Some(e) => match e(cx) {
+                            Ok(v) => v,
+                            Err(_) => return Flow::Stop,
+                        },
+                        None => Value::Unit,
+                    };
+                    cx.ret = v;
+                    Flow::Return
+                })
+            }
+            Stmt::Block(b) => {
+                let b = self.block(b);
+                Box::new(move |cx| b.run(cx))
+            }
+            Stmt::Drop => Box::new(|cx| {
+                cx.effects.drop_packet();
+                Flow::Stop
+            }),
+            other => self.effect(other),
+        }
+    }
+
+    /// `let`: a scalar into its slot, `map.get` of an aggregate copied into the slot's storage,
+    /// any other value moved in.
+    fn let_(&mut self, slot: usize, value: ExprId) -> Step {
+        if self.is_scalar(value) {
+            let e = self.scalar(value);
+            return Box::new(move |cx| match e(cx) {
+                Ok(v) => {
+                    if let Some(s) = cx.local_mut(slot) {
+                        set_scalar(s, v);
+                    }
+                    Flow::Next
+                }
+                Err(_) => Flow::Stop,
+            });
+        }
+        if let Some(Expr::MapGet(m, key)) = self.body.exprs.get(value) {
+            let get = self.map_get_into(*m, *key);
+            return Box::new(move |cx| flow(get(cx, slot)));
+        }
+        let e = self.value(value);
+        Box::new(move |cx| match e(cx) {
+            Ok(v) => {
+                if let Some(s) = cx.local_mut(slot) {
+                    *s = v;
+                }
+                Flow::Next
+            }
+            Err(_) => Flow::Stop,
+        })
+    }
+
+    /// An expression evaluated for its effects.
+    pub fn eval(&mut self, e: ExprId) -> super::state::Run {
+        if let Some(Expr::CallAction(a, args)) = self.body.exprs.get(e) {
+            return self.call_action(*a, args);
+        }
+        if self.is_scalar(e) {
+            let e = self.scalar(e);
+            return Box::new(move |cx| e(cx).map(|_| ()));
+        }
+        let e = self.value(e);
+        Box::new(move |cx| e(cx).map(|_| ()))
+    }
+
+    /// A scrutinee and the alternatives of each case.
+    pub fn select(&mut self, on: ExprId, cases: &[&[Pattern]]) -> Select {
+        let ty = self.ty(on).clone();
+        if self.is_scalar(on) {
+            let (width, signed) = (width_of(&ty, self.module), ty.is_signed());
+            let cases: Vec<Vec<Compiled>> = cases
+                .iter()
+                .map(|ps| ps.iter().map(|p| Compiled::new(p, width, signed)).collect())
+                .collect();
+            let on = self.scalar(on);
+            return Box::new(move |cx| {
+                let v = on(cx)?;
+                Ok(cases.iter().position(|ps| ps.iter().any(|p| p.matches(&v))))
+            });
+        }
+        if let (Some(Expr::Tuple(items)), Type::Tuple(tys)) = (self.body.exprs.get(on), &ty) {
+            if tys.iter().all(super::is_scalar) {
+                return self.select_tuple(items, tys, cases);
+            }
+        }
+        let cases: Vec<Vec<Pattern>> = cases.iter().map(|ps| ps.to_vec()).collect();
+        let on = self.value(on);
+        Box::new(move |cx| {
+            let v = on(cx)?;
+            Ok(cases
+                .iter()
+                .position(|ps| ps.iter().any(|p| pattern::matches(p, &ty, &v))))
+        })
+    }
+
+    /// A tuple of scalars: its parts are evaluated onto the scalar stack and matched part by
+    /// part.
+    fn select_tuple(&mut self, items: &[ExprId], tys: &[Type], cases: &[&[Pattern]]) -> Select {
+        let parts: Vec<_> = items.iter().map(|i| self.scalar(*i)).collect();
+        let compile = |p: &Pattern| -> Option<Vec<Compiled>> {
+            match p {
+                Pattern::Any => Some(Vec::new()),
+                Pattern::Tuple(ps) => Some(
+                    ps.iter()
+                        .zip(tys)
+                        .map(|(p, t)| Compiled::new(p, width_of(t, self.module), t.is_signed()))
+                        .collect(),
+                ),
+                _ => None,
+            }
+        };
+        // `None`: a scalar pattern, which never matches a tuple.
+        let cases: Vec<Vec<Option<Vec<Compiled>>>> = cases
+            .iter()
+            .map(|ps| ps.iter().map(compile).collect())
+            .collect();
+        Box::new(move |cx| {
+            let start = cx.frames.scalars.len();
+            for part in &parts {
+                match part(cx) {
+                    Ok(v) => cx.frames.scalars.push(v),
+                    Err(halt) => {
+                        cx.frames.scalars.truncate(start);
+                        return Err(halt);
+                    }
+                }
+            }
+            let values = cx.frames.scalars.get(start..).unwrap_or(&[]);
+            let found = cases.iter().position(|alternatives| {
+                alternatives.iter().any(|alt| match alt {
+                    Some(ps) => ps.iter().zip(values).all(|(p, v)| p.matches(v)),
+                    None => false,
+                })
+            });
+            cx.frames.scalars.truncate(start);
+            Ok(found)
+        })
+    }
+}
