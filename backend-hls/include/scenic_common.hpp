@@ -154,11 +154,13 @@ inline ap_uint<32> index_hash(const ap_uint<KW>& key, int bank) {
     const unsigned poly = bank == 0 ? 0x82F63B78u : 0xEB31D82Eu;
     const int WORDS = (KW + 31) / 32;
     // The key zero-extended to whole 32-bit words (the extension is constant, so it is free).
-    ap_uint<WORDS * 32> wide = key;
+    ap_uint<WORDS * 32> rest = key;
     unsigned crc = 0xFFFFFFFFu;
     for (int w = 0; w < WORDS; w++) {
 #pragma HLS UNROLL
-        unsigned word = (unsigned)wide.range(32 * w + 31, 32 * w).to_uint();
+        // Truncating copies and constant shifts, not range(): see scenic_intrinsics.hpp.
+        unsigned word = (unsigned)ap_uint<32>(rest).to_uint();
+        rest >>= 32;
         crc = crc32_word(crc, word, poly);
     }
     return ap_uint<32>(crc);

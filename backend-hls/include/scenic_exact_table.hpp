@@ -145,10 +145,15 @@ class exact_table {
 
     bool iterate(const ap_uint<32>& pos, ap_uint<KW>& k, D& d, bool& is_const,
                  ap_uint<32>& next) {
-        for (unsigned s = 0; s < (unsigned)SLOTS; s++) {
+        // Slots pos, pos + 1, ... : a constant trip bound with an early exit.
+        for (unsigned i = 0; i < (unsigned)SLOTS; i++) {
 #pragma HLS PIPELINE II = 1
+            const unsigned s = (unsigned)pos.to_uint() + i;
+            if (s >= (unsigned)SLOTS) {
+                break;
+            }
             slot_t v = zero<slot_t>();
-            if (s >= pos && core_.slot(s, k, v)) {
+            if (core_.slot(s, k, v)) {
                 d = v.data;
                 is_const = v.is_const;
                 next = s + 1;

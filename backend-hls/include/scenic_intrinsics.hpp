@@ -56,14 +56,17 @@ namespace scenic {
 
 // ---- byte extraction ---------------------------------------------------------------------------
 
-// The ceil(N/8) bytes of `data`, most significant first, zero-padded on the right.
+// The ceil(N/8) bytes of `data`, most significant first, zero-padded on the right. Bytes are
+// taken from the low end with truncating copies and constant shifts (wiring once unrolled):
+// g++ reports a false "undefined behavior" in ap_private's range() for some wide widths.
 template <int N>
 inline void value_bytes(const ap_uint<N>& data, ap_uint<8> out[(N + 7) / 8]) {
     const int NB = (N + 7) / 8;
-    ap_uint<NB * 8> padded = ap_uint<NB * 8>(data) << (NB * 8 - N);
-    for (int i = 0; i < NB; i++) {
+    ap_uint<NB * 8> rest = ap_uint<NB * 8>(data) << (NB * 8 - N);
+    for (int i = NB - 1; i >= 0; i--) {
 #pragma HLS UNROLL
-        out[i] = padded.range(NB * 8 - 1 - 8 * i, NB * 8 - 8 - 8 * i);
+        out[i] = ap_uint<8>(rest);
+        rest >>= 8;
     }
 }
 
@@ -238,12 +241,12 @@ inline unsigned ones_fold(unsigned long long sum) {
 template <int N>
 inline ap_uint<16> ones_complement(const ap_uint<N>& data) {
     const int NW = (N + 15) / 16;
-    ap_uint<NW * 16> padded = ap_uint<NW * 16>(data) << (NW * 16 - N);
+    ap_uint<NW * 16> rest = ap_uint<NW * 16>(data) << (NW * 16 - N);
     unsigned long long sum = 0;
     for (int w = 0; w < NW; w++) {
 #pragma HLS UNROLL
-        sum += (unsigned long long)padded.range(NW * 16 - 1 - 16 * w, NW * 16 - 16 - 16 * w)
-                   .to_uint64();
+        sum += (unsigned long long)ap_uint<16>(rest).to_uint();
+        rest >>= 16;
     }
     return ap_uint<16>(~ones_fold(sum) & 0xffffu);
 }

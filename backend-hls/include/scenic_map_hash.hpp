@@ -152,9 +152,14 @@ class hash_map {
     void clear() { core_.clear(); }
 
     bool iterate(const ap_uint<32>& pos, ap_uint<KW>& k, V& v, ap_uint<32>& next) {
-        for (unsigned s = 0; s < (unsigned)SLOTS; s++) {
+        // Slots pos, pos + 1, ... : a constant trip bound with an early exit.
+        for (unsigned i = 0; i < (unsigned)SLOTS; i++) {
 #pragma HLS PIPELINE II = 1
-            if (s >= pos && core_.slot(s, k, v)) {
+            const unsigned s = (unsigned)pos.to_uint() + i;
+            if (s >= (unsigned)SLOTS) {
+                break;
+            }
+            if (core_.slot(s, k, v)) {
                 next = s + 1;
                 return true;
             }

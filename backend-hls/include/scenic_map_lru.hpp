@@ -39,6 +39,8 @@
 //                                            // diagnostics); false when empty
 //   ap_uint<32> size();
 //   ap_uint<64> evictions();                 // keys evicted by inserts into a full map
+//   ap_uint<64> failed_inserts();            // inserts that returned false (only overflows;
+//                                            // the interpreter's count is always 0)
 //   ap_uint<32> stash_used(), stash_peak(); ap_uint<64> collisions(), overflows();
 //                                            // as hash_map: overflows counts inserts refused
 //                                            // (false) below N because the index stash was
@@ -145,6 +147,7 @@ class lru_map {
         typename core_t::loc_t at = p.at;
         if (!core_.place(k, slot, p, at)) {
             release(slot);
+            failed_++;
             return false;
         }
         val_[slot - 1] = v;
@@ -185,10 +188,15 @@ class lru_map {
     }
 
     bool iterate(const ap_uint<32>& pos, ap_uint<KW>& k, V& v, ap_uint<32>& next) {
-        for (unsigned s = 0; s < (unsigned)SLOTS; s++) {
+        // Slots pos, pos + 1, ... : a constant trip bound with an early exit.
+        for (unsigned i = 0; i < (unsigned)SLOTS; i++) {
 #pragma HLS PIPELINE II = 1
+            const unsigned s = (unsigned)pos.to_uint() + i;
+            if (s >= (unsigned)SLOTS) {
+                break;
+            }
             ptr_t slot = 0;
-            if (s >= pos && core_.slot(s, k, slot)) {
+            if (core_.slot(s, k, slot)) {
                 v = val_[slot - 1];
                 next = s + 1;
                 return true;
@@ -228,6 +236,7 @@ class lru_map {
 
     ap_uint<32> size() const { return core_.count(); }
     ap_uint<64> evictions() const { return evictions_; }
+    ap_uint<64> failed_inserts() const { return failed_; }
     ap_uint<32> stash_used() const { return core_.stash_used(); }
     ap_uint<32> stash_peak() const { return core_.stash_peak(); }
     ap_uint<64> collisions() const { return core_.collisions(); }
@@ -244,6 +253,7 @@ class lru_map {
     ptr_t free_;  // released slots, linked through next_
     ptr_t hwm_;   // slots 1..hwm_ have been handed out at least once
     ap_uint<64> evictions_;
+    ap_uint<64> failed_;
 
     void node_pragmas() {
 #pragma HLS BIND_STORAGE variable = val_ type = ram_2p impl = bram
