@@ -5,13 +5,33 @@
 
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
+use scenic_frontend::diag::render::SourceMap;
 use scenic_frontend::{CheckOptions, Session};
 use scenic_ir::Module;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// A lowered program with the sources later stages point into.
+pub struct Compiled {
+    /// The IR.
+    pub module: Module,
+    /// Every file of the session, for rendering later errors at their spans.
+    pub sources: SourceMap,
+    /// The root file's frontend id and text.
+    pub root: (u32, String),
+}
+
 /// Checks and lowers `path`; on failure the exit code to return (diagnostics already printed).
 pub fn lower(path: &Path, output: &Output, deny_warnings: bool) -> Result<Module, ExitCode> {
+    lower_with_sources(path, output, deny_warnings).map(|c| c.module)
+}
+
+/// [`lower`], keeping the sources (for stages that report errors at spans: the backends).
+pub fn lower_with_sources(
+    path: &Path,
+    output: &Output,
+    deny_warnings: bool,
+) -> Result<Compiled, ExitCode> {
     let mut session = Session::new();
     output.progress(&format!("compiling {}", path.display()));
     if let Err(err) = session.add_path(path) {
@@ -29,8 +49,13 @@ pub fn lower(path: &Path, output: &Output, deny_warnings: bool) -> Result<Module
         }
         return Err(ExitCode::from(EXIT_ERRORS));
     }
-    match scenic_ir::lower::lower_file(session.db(), session.roots()[0]) {
-        Ok(module) => Ok(module),
+    let root = session.roots()[0];
+    match scenic_ir::lower::lower_file(session.db(), root) {
+        Ok(module) => Ok(Compiled {
+            module,
+            sources: report.sources,
+            root: (root.id(session.db()).0, root.text(session.db()).clone()),
+        }),
         Err(err) => {
             output.message(output::Level::Error, &err.to_string());
             Err(ExitCode::from(EXIT_ERRORS))

@@ -22,6 +22,10 @@ pub enum Artifact {
     VitisP4,
     /// The P4_16 program for v1model (p4c, bmv2).
     V1model,
+    /// The SCU package's manifest.json (as `scenicc build` writes it).
+    Manifest,
+    /// The Vitis HLS kernel (`.cpp`) of an scu (`--scu NAME`; the first by default).
+    Hls,
 }
 
 /// Arguments of `scenicc emit`.
@@ -36,7 +40,7 @@ pub struct EmitArgs {
     /// Passes or aliases to run first, in order, comma-separated; `help` lists them.
     #[arg(long, value_name = "PASS,...", value_delimiter = ',')]
     pub passes: Vec<String>,
-    /// P4: the scu to write, when the file has several.
+    /// P4 and HLS: the scu to write, when the file has several.
     #[arg(long, value_name = "NAME")]
     pub scu: Option<String>,
 }
@@ -48,6 +52,9 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         Artifact::V1model => Some(scenic_backend_p4::Target::V1Model),
         _ => None,
     };
+    if args.what == Artifact::Hls {
+        return crate::hls::emit(&args.file, args.scu.as_deref(), output, deny_warnings);
+    }
     if let Some(target) = p4_target {
         return crate::p4::emit(
             &args.file,
@@ -72,25 +79,30 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         output.message(Level::Error, &err.to_string());
         return ExitCode::from(EXIT_USAGE);
     }
-    let mut module = match compile::lower(&args.file, output, deny_warnings) {
-        Ok(module) => module,
+    let mut compiled = match compile::lower_with_sources(&args.file, output, deny_warnings) {
+        Ok(compiled) => compiled,
         Err(code) => return code,
     };
-    if let Err(code) = validate(&module, output, "lowering") {
+    let module = &mut compiled.module;
+    if let Err(code) = validate(module, output, "lowering") {
         return code;
     }
     for name in names {
-        if let Err(err) = manager.run_named(&mut module, &[name]) {
+        if let Err(err) = manager.run_named(module, &[name]) {
             output.message(Level::Error, &err.to_string());
             return ExitCode::from(EXIT_USAGE);
         }
-        if let Err(code) = validate(&module, output, &format!("pass `{name}`")) {
+        if let Err(code) = validate(module, output, &format!("pass `{name}`")) {
             return code;
         }
     }
     match args.what {
-        Artifact::VitisP4 | Artifact::V1model => {}
-        Artifact::Ir => print_stdout(&scenic_ir::print::print_module(&module)),
+        Artifact::VitisP4 | Artifact::V1model | Artifact::Hls => {}
+        Artifact::Ir => print_stdout(&scenic_ir::print::print_module(module)),
+        Artifact::Manifest => match crate::build::package_of(&args.file, &compiled, output) {
+            Ok(package) => print_stdout(&package.manifest.to_json_pretty()),
+            Err(code) => return code,
+        },
     }
     ExitCode::SUCCESS
 }

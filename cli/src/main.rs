@@ -7,10 +7,12 @@
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the program has errors, 2 usage errors and I/O problems.
 
+mod build;
 mod check;
 mod compile;
 mod emit;
 mod explain;
+mod hls;
 mod output;
 mod p4;
 mod sim;
@@ -40,6 +42,8 @@ pub const EXIT_INTERNAL: u8 = 101;
     subcommand_required = true,
     arg_required_else_help = true,
     after_help = examples(&[
+        ("Build a program into an SCU package (the same as `scenicc build`)", "scenicc examples/firewall.sn -o out/firewall"),
+        ("Build the Vitis kernel object (runs v++ or vitis_hls when installed)", "scenicc firewall.sn -o scu.xo"),
         ("Check a program and print its diagnostics", "scenicc check examples/firewall.sn"),
         ("Diagnostics as JSON lines, for editors and CI", "scenicc check --message-format json src/*.sn"),
         ("Explain a diagnostic code", "scenicc explain E0202"),
@@ -75,6 +79,13 @@ struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Compile a program into an SCU package, or a `.xo` (`scenicc FILE -o OUT` is the same).
+    #[command(after_help = examples(&[
+        ("Write the SCU package (manifest, HLS kernels, Coyote glue) into a directory", "scenicc build examples/firewall.sn -o out/firewall"),
+        ("The same, as users type it", "scenicc examples/firewall.sn -o out/firewall"),
+        ("A Vitis kernel object: runs v++/vitis_hls if on PATH, else says what to run", "scenicc firewall.sn -o scu.xo"),
+    ]))]
+    Build(build::BuildArgs),
     /// Check programs and report diagnostics, without building anything.
     #[command(after_help = examples(&[
         ("Check one program", "scenicc check examples/firewall.sn"),
@@ -123,8 +134,47 @@ fn examples(items: &[(&str, &str)]) -> StyledStr {
     text.into()
 }
 
+/// Global options that take a value (`--color never`), so [`with_build`] can skip it.
+const VALUED_GLOBALS: [&str; 4] = ["--message-format", "--color", "-D", "--deny"];
+
+/// The command line with `build` inserted before a bare program path, so that `scenicc
+/// firewall.sn -o scu.xo` means `scenicc build firewall.sn -o scu.xo`, as with gcc or rustc. The
+/// first argument that is neither an option nor an option's value decides: a subcommand name is
+/// left alone; anything that looks like a path (it has a `.` or `/`, or names an existing file) gets
+/// `build` in front. Everything else is left for clap to report.
+fn with_build(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].to_string_lossy();
+        if arg == "--" {
+            return args;
+        }
+        if VALUED_GLOBALS.contains(&arg.as_ref()) {
+            i += 2;
+            continue;
+        }
+        if arg.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        let is_subcommand = <Cli as clap::CommandFactory>::command()
+            .get_subcommands()
+            .any(|c| c.get_name() == arg || c.get_all_aliases().any(|a| a == arg))
+            || arg == "help";
+        let looks_like_path =
+            arg.contains('.') || arg.contains('/') || std::path::Path::new(arg.as_ref()).is_file();
+        if is_subcommand || !looks_like_path {
+            return args;
+        }
+        let mut out = args;
+        out.insert(i, "build".into());
+        return out;
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_build(std::env::args_os().collect()));
     let global = &cli.global;
     let output = Output::new(
         global.message_format,
@@ -134,6 +184,7 @@ fn main() -> ExitCode {
     );
     let deny_warnings = global.deny.iter().any(|lint| lint == "warnings");
     match &cli.command {
+        Command::Build(args) => build::run(args, &output, deny_warnings),
         Command::Check(args) => check::run(args, &output, deny_warnings),
         Command::Emit(args) => emit::run(args, &output, deny_warnings),
         Command::Explain(args) => explain::run(args, &output),
@@ -150,5 +201,58 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    fn parse(line: &str) -> Result<Cli, clap::Error> {
+        let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
+        Cli::try_parse_from(with_build(args))
+    }
+
+    #[test]
+    fn a_bare_file_means_build() {
+        for line in [
+            "scenicc firewall.sn -o scu.xo",
+            "scenicc examples/firewall.sn -o out/firewall",
+            "scenicc --color never firewall.sn -o scu.xo",
+            "scenicc -q firewall.sn --output out",
+            "scenicc build firewall.sn -o out --target hls",
+        ] {
+            let cli = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let Command::Build(args) = cli.command else {
+                panic!("{line}: not a build");
+            };
+            assert_eq!(
+                args.file.file_name(),
+                Some(std::ffi::OsStr::new("firewall.sn"))
+            );
+        }
+    }
+
+    #[test]
+    fn subcommands_still_parse() {
+        let cases = [
+            ("scenicc check a.sn b.sn", "check"),
+            ("scenicc --color never check a.sn", "check"),
+            ("scenicc emit ir a.sn", "emit"),
+            ("scenicc emit manifest a.sn", "emit"),
+            ("scenicc test a.sn a.stf", "test"),
+            ("scenicc explain E0202", "explain"),
+            ("scenicc sim a.sn --in i.pcap --out o.pcap", "sim"),
+        ];
+        for (line, name) in cases {
+            let cli = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let got = match cli.command {
+                Command::Build(_) => "build",
+                Command::Check(_) => "check",
+                Command::Emit(_) => "emit",
+                Command::Sim(_) => "sim",
+                Command::Test(_) => "test",
+                Command::Explain(_) => "explain",
+            };
+            assert_eq!(got, name, "{line}");
+        }
+        // A mistyped subcommand stays a clap error, not a build of a file called `chek`.
+        assert!(parse("scenicc chek a.sn").is_err());
+        assert!(parse("scenicc --version").is_err());
     }
 }

@@ -6,9 +6,12 @@
 //! ...`), are dropped by `-q` and never appear in JSON mode. Failures to write (a closed pipe) are
 //! ignored rather than turned into panics.
 
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::term;
 use codespan_reporting::term::termcolor::{
     Color as TermColor, ColorChoice, ColorSpec, StandardStream, WriteColor,
 };
+use scenic_frontend::diag::render::SourceMap;
 use scenic_frontend::CheckReport;
 use std::io::{IsTerminal, Write};
 
@@ -144,6 +147,65 @@ impl Output {
                     }
                 }
                 let _ = out.flush();
+            }
+        }
+    }
+}
+
+impl Output {
+    /// An error of a later stage (a backend) at `span`, printed like a diagnostic without a code:
+    /// rustc-style with the source line on stderr, or one JSON object on stdout (`code` null).
+    pub fn span_error(&self, sources: &SourceMap, message: &str, span: Option<scenic_ir::Span>) {
+        let span = span.filter(|s| s.is_known());
+        match self.format {
+            MessageFormat::Human => {
+                let Some(span) = span else {
+                    return self.message(Level::Error, message);
+                };
+                let label =
+                    cs::Label::primary(span.file.0 as usize, span.lo as usize..span.hi as usize);
+                let diag = cs::Diagnostic::error()
+                    .with_message(message)
+                    .with_labels(vec![label]);
+                let config = term::Config {
+                    chars: term::Chars::ascii(),
+                    ..term::Config::default()
+                };
+                let stream = StandardStream::stderr(self.color);
+                let mut out = stream.lock();
+                if term::emit_to_write_style(&mut out, &config, sources, &diag).is_err() {
+                    drop(out);
+                    self.message(Level::Error, message);
+                }
+            }
+            MessageFormat::Json => {
+                let at = |off: u32, s: scenic_ir::Span| sources.line_col(s.file, off as usize);
+                let located = span.map(|s| {
+                    let (a, b) = (at(s.lo, s), at(s.hi, s));
+                    let place = serde_json::json!({
+                        "file": sources.name(s.file), "line": a.line, "column": a.column,
+                        "end_line": b.line, "end_column": b.column,
+                    });
+                    place
+                });
+                let mut obj = serde_json::json!({
+                    "severity": "error", "code": null, "message": message,
+                    "labels": [], "notes": [], "help": [],
+                });
+                if let (Some(place), Some(map)) = (located, obj.as_object_mut()) {
+                    if let Some(fields) = place.as_object() {
+                        for (k, v) in fields {
+                            map.insert(k.clone(), v.clone());
+                        }
+                    }
+                    let mut label = place;
+                    if let Some(l) = label.as_object_mut() {
+                        l.insert("message".into(), "".into());
+                        l.insert("primary".into(), true.into());
+                    }
+                    map.insert("labels".into(), serde_json::Value::Array(vec![label]));
+                }
+                print_stdout(&format!("{obj}\n"));
             }
         }
     }

@@ -1,4 +1,6 @@
-//! `scenicc test FILE TEST.stf...`: run STF packet tests on the reference interpreter.
+//! `scenicc test FILE TEST.stf...`: run STF packet tests on the reference interpreter, or with
+//! `--backend hls-csim` on the C-simulated HLS kernels (g++ and AMD's ap_types headers, found by
+//! `--ap-types DIR` or the `AP_TYPES` environment variable).
 //!
 //! Every expectation and check of every file counts; the last line says `N passed, N failed`. Exit 0
 //! only when nothing failed, 1 when something did (or the program has errors), 2 on usage or I/O
@@ -16,6 +18,8 @@ use std::process::ExitCode;
 pub enum Backend {
     /// The reference interpreter (the golden semantics).
     Interp,
+    /// The generated HLS kernels, compiled with g++ and run (C simulation).
+    HlsCsim,
 }
 
 /// Arguments of `scenicc test`.
@@ -33,6 +37,10 @@ pub struct TestArgs {
     /// The scu that receives `packet` and `words` commands (default: the first one).
     #[arg(long, value_name = "NAME")]
     pub scu: Option<String>,
+    /// hls-csim: the directory of AMD's ap_types headers (default: $AP_TYPES; see
+    /// scripts/fetch-ap-types.sh).
+    #[arg(long, value_name = "DIR")]
+    pub ap_types: Option<PathBuf>,
 }
 
 /// Runs `scenicc test`.
@@ -50,14 +58,37 @@ pub fn run(args: &TestArgs, output: &Output, deny_warnings: bool) -> ExitCode {
             }
         }
     }
-    let module = match compile::lower(&args.file, output, deny_warnings) {
-        Ok(module) => module,
-        Err(code) => return code,
+    let reports = match args.backend {
+        Backend::Interp => {
+            let module = match compile::lower(&args.file, output, deny_warnings) {
+                Ok(module) => module,
+                Err(code) => return code,
+            };
+            texts
+                .iter()
+                .map(|(name, text)| {
+                    output.progress(&format!("running {name}"));
+                    (
+                        name.clone(),
+                        stf::run_text(&module, text, args.scu.as_deref()),
+                    )
+                })
+                .collect()
+        }
+        Backend::HlsCsim => match crate::hls::run_stf(
+            &args.file,
+            &texts,
+            args.scu.as_deref(),
+            args.ap_types.as_deref(),
+            output,
+            deny_warnings,
+        ) {
+            Ok(reports) => reports,
+            Err(code) => return code,
+        },
     };
     let (mut passed, mut failed) = (0, 0);
-    for (name, text) in &texts {
-        output.progress(&format!("running {name}"));
-        let report = stf::run_text(&module, text, args.scu.as_deref());
+    for (name, report) in &reports {
         passed += report.passed;
         failed += report.failures.len();
         for failure in &report.failures {

@@ -327,7 +327,7 @@ fn instance(s: &mut String, i: usize, k: &KernelText, attach: Attach, first: boo
     let mut meta = String::new();
     let mut pins: Vec<String> = Vec::new();
     for p in &k.ports {
-        let name = p.name;
+        let name = &p.rtl_name;
         match p.role {
             Role::CtrlIn => {
                 pins.push(format!(".{name}_TDATA(scenic_req[{i}])"));
@@ -364,7 +364,7 @@ fn stream_pins(
     p: &Port,
     attach: Attach,
 ) {
-    let name = p.name;
+    let name = &p.rtl_name;
     let shell = bound.starts_with('`') || bound.starts_with("axis_");
     let w = p.width;
     match (p.direction, shell, p.role) {
@@ -428,7 +428,7 @@ fn stream_pins(
 /// while the first beat of a packet waits, with the arrival time and port 0 (slow path), or the
 /// flow of the last RDMA write request (rdma), or session 0 (tcp).
 fn meta_record(pins: &mut Vec<String>, meta: &mut String, i: usize, p: &Port, attach: Attach) {
-    let name = p.name;
+    let name = &p.rtl_name;
     let w = p.width;
     let (input, data) = match attach {
         Attach::SlowPath => ("`SCENIC_NET_RX".to_string(), format!("{w}'(scenic_now_ns)")),

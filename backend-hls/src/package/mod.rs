@@ -28,7 +28,10 @@
 //! stamps, no absolute paths).
 
 pub mod coyote;
+mod generate;
 pub mod scripts;
+
+pub use generate::{build, BuildError, BuildInputs};
 
 use crate::ports::Port;
 use scenic_ir::manifest::{self, BackendFacts, Manifest, ManifestError};
@@ -310,6 +313,7 @@ fn spelling(value: &impl serde::Serialize) -> String {
 fn manifest_port(p: &Port, coyote: String) -> manifest::Port {
     manifest::Port {
         name: p.name.to_string(),
+        rtl_name: p.rtl_name.clone(),
         role: spelling(&p.role),
         direction: spelling(&p.direction),
         cpp_type: p.cpp_type.clone(),

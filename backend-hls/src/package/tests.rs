@@ -186,8 +186,14 @@ fn the_svh_instantiates_every_kernel_and_ties_off_the_rest() {
     let svh = text(&p, "coyote/vfpga_top.svh");
     assert!(svh.contains("edge_hls_ip inst_edge ("), "{svh}");
     assert!(svh.contains("words_hls_ip inst_words ("), "{svh}");
-    assert!(svh.contains(".net_in_TDATA(`SCENIC_NET_RX.tdata)"), "{svh}");
-    assert!(svh.contains(".ctrl_in_TDATA(scenic_req[0])"), "{svh}");
+    assert!(
+        svh.contains(".s_axis_net_in_TDATA(`SCENIC_NET_RX.tdata)"),
+        "{svh}"
+    );
+    assert!(
+        svh.contains(".s_axis_ctrl_in_TDATA(scenic_req[0])"),
+        "{svh}"
+    );
     assert!(svh.contains(".now_ns(scenic_now_ns)"), "{svh}");
     for tie in [
         "always_comb sq_rd.tie_off_m();",
@@ -202,9 +208,9 @@ fn the_svh_instantiates_every_kernel_and_ties_off_the_rest() {
     for k in &p.manifest.scus {
         for port in &k.kernel.as_ref().map_or(vec![], |k| k.ports.clone()) {
             assert!(
-                svh.contains(&format!(".{}", port.name)),
+                svh.contains(&format!(".{}", port.rtl_name)),
                 "port {} unconnected",
-                port.name
+                port.rtl_name
             );
         }
     }

@@ -103,8 +103,11 @@ pub struct Kernel {
 /// connects it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Port {
-    /// The C++ parameter name, which is also the RTL port prefix (`net_in` → `net_in_TDATA`).
+    /// The C++ parameter name.
     pub name: String,
+    /// The RTL port prefix of the exported IP (`s_axis_net_in` → `s_axis_net_in_TDATA`).
+    #[serde(default)]
+    pub rtl_name: String,
     /// What it is for (`net_in`, `ctrl_in`, `now_ns`, ...).
     pub role: String,
     /// `in` (the kernel reads it) or `out`.
