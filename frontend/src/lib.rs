@@ -22,4 +22,5 @@ pub mod typeck;
 
 pub use driver::{check_source, CheckOptions, CheckReport, LoadError, Session};
 pub mod consteval;
+pub mod p4;
 pub mod types;

@@ -3,17 +3,30 @@
 
 use scenic_frontend::diag::{codes, explain};
 
-/// The stems of the golden files (`E0202-add-mismatched-widths`).
+/// The stems of the golden files (`E0202-add-mismatched-widths`): scenic programs (`.sn`) and, for
+/// the P4 reader's codes, P4 programs (`.p4`).
 fn golden_names() -> Vec<String> {
     let entries = std::fs::read_dir("tests/diagnostics")
         .unwrap_or_else(|e| panic!("cannot read tests/diagnostics: {e}"));
     let mut names: Vec<String> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "sn"))
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|ext| ext == "sn" || ext == "p4")
+        })
         .filter_map(|path| path.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     names.sort();
     names
+}
+
+/// The text of a golden file, whichever its extension.
+fn golden_text(name: &str) -> Vec<u8> {
+    std::fs::read(format!("tests/diagnostics/{name}.sn"))
+        .or_else(|_| std::fs::read(format!("tests/diagnostics/{name}.p4")))
+        .unwrap_or_default()
 }
 
 /// Whether `rest` is lower-case kebab case: words of `a-z0-9` joined by single `-`.
@@ -53,7 +66,7 @@ fn golden_files_are_named_after_a_code() {
         .collect();
     assert!(
         bad.is_empty(),
-        "golden files must be named `<CODE>-<kebab-description>.sn` with a catalogue code: {bad:?}"
+        "golden files must be named `<CODE>-<kebab-description>.sn` (or `.p4`) with a catalogue code: {bad:?}"
     );
 }
 
@@ -63,7 +76,7 @@ fn golden_files_start_with_a_comment_naming_their_code() {
         .into_iter()
         .filter(|name| {
             let code = name.split('-').next().unwrap_or_default();
-            let text = std::fs::read(format!("tests/diagnostics/{name}.sn")).unwrap_or_default();
+            let text = golden_text(name);
             !text.starts_with(format!("// {code}: ").as_bytes())
         })
         .collect();
@@ -94,10 +107,16 @@ fn every_code_is_documented() {
         if text.lines().next() != Some(heading.as_str()) {
             problems.push(format!("{}: the heading is not `{heading}`", code.id));
         }
-        for part in ["Erroneous example:", "Fix:", "```sn"] {
+        for part in ["Erroneous example:", "Fix:"] {
             if !text.contains(part) {
                 problems.push(format!("{}: the section has no `{part}`", code.id));
             }
+        }
+        if !text.contains("```sn") && !text.contains("```p4") {
+            problems.push(format!(
+                "{}: the section has no ```sn or ```p4 example",
+                code.id
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -1,5 +1,6 @@
-//! Golden tests: every `tests/diagnostics/*.sn` file is checked and its rendered diagnostics are
-//! compared with `tests/snapshots/<file stem>.snap`.
+//! Golden tests: every `tests/diagnostics/*.sn` file is checked (every `*.p4` file read by the P4
+//! reader and lowered) and its rendered diagnostics are compared with
+//! `tests/snapshots/<file stem>.snap`.
 //!
 //! A file is named `<CODE>-<what-it-tests>.sn`; besides matching its snapshot, its output must report
 //! that code, so that a golden cannot silently lose its point. All files are checked before the test
@@ -14,12 +15,17 @@ use std::path::{Path, PathBuf};
 /// The folder of golden programs, relative to the package (cargo's working directory for tests).
 const DIR: &str = "tests/diagnostics";
 
-/// The `.sn` files directly in [`DIR`], sorted by name.
+/// The `.sn` and `.p4` files directly in [`DIR`], sorted by name.
 fn golden_files() -> Vec<PathBuf> {
     let entries = std::fs::read_dir(DIR).unwrap_or_else(|e| panic!("cannot read {DIR}: {e}"));
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "sn"))
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|ext| ext == "sn" || ext == "p4")
+        })
         .collect();
     files.sort();
     files
@@ -35,6 +41,11 @@ fn stem(path: &Path) -> String {
 /// Checks one file on its own, as `scenicc check tests/diagnostics/NAME.sn` would, and renders the
 /// diagnostics as plain text.
 fn render(path: &Path) -> Result<String, String> {
+    if scenic_frontend::p4::is_p4_path(path) {
+        let path = Path::new(DIR).join(path.file_name().unwrap_or_default());
+        let (report, _) = scenic_ir::lower::p4::compile_path(&path).map_err(|e| e.to_string())?;
+        return Ok(report.render_plain());
+    }
     let mut session = Session::new();
     session
         .add_path(

@@ -1,6 +1,7 @@
 //! Keeps `docs/errors.md` honest: in every `## CODE: title` section, the first `sn` block (the
 //! erroneous example) must report CODE when checked on its own, and the second block (the fix) must
-//! check without errors and without CODE.
+//! check without errors and without CODE. The P4 reader's codes have `p4` blocks instead, read and
+//! lowered as `scenicc check FILE.p4` does.
 //!
 //! The E0013 example is about bytes that are not UTF-8, which a Markdown file cannot hold: there,
 //! `\xE9` in the text stands for the single byte 0xE9.
@@ -9,10 +10,12 @@ use scenic_frontend::{CheckOptions, CheckReport, Session};
 
 const ERRORS_MD: &str = include_str!("../../docs/errors.md");
 
-/// One section of the document: its code and its `sn` blocks, in order.
+/// One section of the document: its code and its `sn` or `p4` blocks, in order.
 struct Section {
     code: String,
     blocks: Vec<String>,
+    /// Whether the blocks are P4 programs.
+    p4: bool,
 }
 
 /// Every `## CODE: title` section of `doc` (the "Format of a section" section has no code).
@@ -36,9 +39,13 @@ fn sections(doc: &str) -> Vec<Section> {
                 out.push(Section {
                     code: code.to_string(),
                     blocks: Vec::new(),
+                    p4: false,
                 });
             }
-        } else if line.trim_end() == "```sn" && !out.is_empty() {
+        } else if matches!(line.trim_end(), "```sn" | "```p4") && !out.is_empty() {
+            if let Some(section) = out.last_mut() {
+                section.p4 = line.trim_end() == "```p4";
+            }
             block = Some(String::new());
         }
     }
@@ -46,7 +53,10 @@ fn sections(doc: &str) -> Vec<Section> {
 }
 
 /// Checks one example as a file of its own.
-fn check(code: &str, text: &str) -> CheckReport {
+fn check(code: &str, text: &str, p4: bool) -> CheckReport {
+    if p4 {
+        return scenic_ir::lower::p4::compile_source("example.p4", text).0;
+    }
     if code == "E0013" {
         let mut session = Session::new();
         session.add_source_bytes("example.sn", &raw_bytes(text));
@@ -78,14 +88,14 @@ fn section_problems(section: &Section) -> Vec<String> {
         )];
     };
     let mut problems = Vec::new();
-    let report = check(code, example);
+    let report = check(code, example, section.p4);
     if !report.diagnostics.iter().any(|d| d.code.id == code) {
         problems.push(format!(
             "{code}: the erroneous example does not report {code}; it reports:\n{}",
             report.render_plain()
         ));
     }
-    let report = check(code, fix);
+    let report = check(code, fix, section.p4);
     if report.error_count() > 0 || report.diagnostics.iter().any(|d| d.code.id == code) {
         problems.push(format!(
             "{code}: the fix does not check cleanly:\n{}",

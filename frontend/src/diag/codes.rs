@@ -128,6 +128,19 @@ codes! {
     E0602 = "invalid controller output";
     E0603 = "invalid cycle budget";
     E0604 = "handler over its cycle budget";
+    // P4 input (`.p4` files read by the P4 reader, frontend/src/p4/).
+    E0701 = "P4 syntax error";
+    E0702 = "P4 construct not supported yet";
+    E0703 = "unknown P4 name";
+    E0704 = "P4 name declared more than once";
+    E0705 = "P4 type error";
+    E0706 = "wrong arguments in a P4 call";
+    E0707 = "P4 preprocessor error";
+    E0708 = "P4 value is not a compile-time constant";
+    E0709 = "invalid P4 program structure";
+    E0710 = "invalid P4 table";
+    E0711 = "invalid P4 parser";
+    E0712 = "cannot assign to this P4 expression";
     // Warnings.
     W0001 = "unused";
     W0002 = "unreachable parser state";

@@ -12,6 +12,7 @@
 mod cc;
 mod expr;
 mod method;
+pub mod p4;
 mod parser;
 mod scu;
 mod stmt;

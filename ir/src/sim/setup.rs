@@ -137,31 +137,62 @@ fn device_error(table: &str, err: DeviceError) -> SetupError {
     }
 }
 
+/// Whether `candidate` is the thing named `wanted`: the same name, or one is the other with a
+/// control prefix (`ingress.t` and `t`), as p4c's STF runner matches BMv2 names by suffix.
+fn same_name(candidate: &str, wanted: &str) -> bool {
+    let suffix = |long: &str, short: &str| {
+        long.len() > short.len()
+            && long.ends_with(short)
+            && long.as_bytes()[long.len() - short.len() - 1] == b'.'
+    };
+    candidate == wanted || suffix(candidate, wanted) || suffix(wanted, candidate)
+}
+
+/// The one item named exactly `wanted`, else the only one [`same_name`] accepts.
+fn find_named<'m, T>(
+    items: impl Iterator<Item = &'m T> + Clone,
+    name: impl Fn(&T) -> &str,
+    wanted: &str,
+) -> Option<&'m T> {
+    if let Some(exact) = items.clone().find(|x| name(x) == wanted) {
+        return Some(exact);
+    }
+    let mut close = items.filter(|x| same_name(name(x), wanted));
+    let first = close.next()?;
+    close.next().is_none().then_some(first)
+}
+
 fn table_def<'m>(def: &'m Scu, table: &str) -> Result<&'m Table, SetupError> {
-    def.tables
-        .values()
-        .find(|t| t.name == table)
-        .ok_or_else(|| SetupError::NoTable {
-            scu: def.name.clone(),
-            table: table.into(),
-            known: def
-                .tables
-                .values()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
+    find_named(def.tables.values(), |t| t.name.as_str(), table).ok_or_else(|| SetupError::NoTable {
+        scu: def.name.clone(),
+        table: table.into(),
+        known: def
+            .tables
+            .values()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
 }
 
 /// One `KeyMatch` per key of `table`, from named fields (keys not named match anything).
 pub fn key_matches(table: &Table, fields: &[KeyField]) -> Result<Vec<KeyMatch>, SetupError> {
     let mut out = vec![KeyMatch::Any; table.keys.len()];
     for field in fields {
-        let Some(position) = table
+        let exact = table
             .keys
             .iter()
-            .position(|k| k.name == field.name || k.name.replace(' ', "") == field.name)
-        else {
+            .position(|k| k.name == field.name || k.name.replace(' ', "") == field.name);
+        let close = || {
+            let mut found = table
+                .keys
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| same_name(&k.name.replace(' ', ""), &field.name));
+            let first = found.next()?;
+            found.next().is_none().then_some(first.0)
+        };
+        let Some(position) = exact.or_else(close) else {
             return Err(SetupError::NoKey {
                 table: table.name.clone(),
                 key: field.name.clone(),
@@ -229,21 +260,31 @@ fn kind_name(kind: MatchKind) -> &'static str {
     }
 }
 
+/// The program's name of the table's action written `wanted` (see [`same_name`]).
+fn action_name(def: &Scu, table: &Table, wanted: &str) -> String {
+    find_named(
+        table.actions.iter().map(|a| &def.actions[*a]),
+        |a| a.name.as_str(),
+        wanted,
+    )
+    .map_or_else(|| wanted.to_string(), |a| a.name.clone())
+}
+
 /// The arguments of an action call in parameter order, from named arguments.
 pub fn action_args(
     def: &Scu,
     table: &Table,
     call: &ActionCall,
 ) -> Result<Vec<BigUint>, SetupError> {
-    let action = table
-        .actions
-        .iter()
-        .map(|a| &def.actions[*a])
-        .find(|a| a.name == call.name)
-        .ok_or_else(|| SetupError::Args {
-            action: call.name.clone(),
-            problem: format!("not an action of table `{}`", table.name),
-        })?;
+    let action = find_named(
+        table.actions.iter().map(|a| &def.actions[*a]),
+        |a| a.name.as_str(),
+        &call.name,
+    )
+    .ok_or_else(|| SetupError::Args {
+        action: call.name.clone(),
+        problem: format!("not an action of table `{}`", table.name),
+    })?;
     let params: Vec<&str> = action
         .body
         .params
@@ -292,9 +333,10 @@ pub fn add_entry(
     let t = table_def(def, table)?;
     let keys = key_matches(t, fields)?;
     let args = action_args(def, t, call)?;
+    let (table, action) = (t.name.clone(), action_name(def, t, &call.name));
     device
-        .add_entry(scu, table, &keys, &call.name, &args, priority)
-        .map_err(|err| device_error(table, err))
+        .add_entry(scu, &table, &keys, &action, &args, priority)
+        .map_err(|err| device_error(&table, err))
 }
 
 /// Replaces a table's default action, written with names.
@@ -307,9 +349,10 @@ pub fn set_default(
     let def = &device.module().scus[scu];
     let t = table_def(def, table)?;
     let args = action_args(def, t, call)?;
+    let (table, action) = (t.name.clone(), action_name(def, t, &call.name));
     device
-        .set_default(scu, table, &call.name, &args)
-        .map_err(|err| device_error(table, err))
+        .set_default(scu, &table, &action, &args)
+        .map_err(|err| device_error(&table, err))
 }
 
 /// Sets a CSR or param by name (`<cc>.<param>` for a cc's param) as the host would: a `readonly`

@@ -1,0 +1,17 @@
+// E0702: a header union, outside the supported subset
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header vlan_t { bit<32> tag; }
+header_union tag_t { vlan_t vlan; eth_t eth; }
+struct headers_t { eth_t eth; tag_t tag; }
+struct meta_t { }
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control MyIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = 1; }
+}
+control MyEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control Nothing(inout headers_t hdr, inout meta_t m) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), Nothing(), MyIngress(), MyEgress(), Nothing(), MyDeparser()) main;

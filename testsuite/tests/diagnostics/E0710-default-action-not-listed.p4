@@ -1,0 +1,22 @@
+// E0710: a default action missing from `actions`
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+struct headers_t { eth_t eth; }
+struct meta_t { }
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control MyIngress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    action set(bit<9> port) { sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table t {
+        key = { hdr.eth.dst : exact; }
+        actions = { set; }
+        default_action = drop();
+    }
+    apply { t.apply(); }
+}
+control MyEgress(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control Nothing(inout headers_t hdr, inout meta_t m) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), Nothing(), MyIngress(), MyEgress(), Nothing(), MyDeparser()) main;
