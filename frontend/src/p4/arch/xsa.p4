@@ -1,6 +1,19 @@
 /* scenicc's declaration of AMD Vitis Networking P4's XilinxPipeline architecture, written for
- * scenicc from the publicly documented facts about it (docs/p4.md). It is not AMD's xsa.p4: it
- * declares the names and types scenicc's P4 reader and P4 backend use. */
+ * scenicc from AMD's public documentation (UG1308, "Target Architecture", "Standard Metadata",
+ * "Externs") and the publicly documented facts in docs/p4.md. It is NOT AMD's xsa.p4: it declares
+ * the names and types scenicc's P4 reader gives meaning to, so that the reader can read back the
+ * programs scenicc's P4 backend writes (the round-trip tests). Compile real designs with the
+ * xsa.p4 that ships with Vitis Networking P4.
+ *
+ * What the documentation says and this file follows:
+ * - three engines: a parser, one MatchAction control (ingress and egress merged), a deparser;
+ *   the deparser also takes the user metadata and the standard metadata;
+ * - standard metadata: drop (reset to 0 for every packet, checked at the deparser's input),
+ *   ingress_timestamp (a 64-bit cycle counter), parsed_bytes, parser_error; no ports (ports
+ *   travel in user metadata);
+ * - match kinds exact, lpm, ternary (core.p4) and range, field_mask, unused;
+ * - externs Counter (64-bit, saturating, at most 65,536 cells), Checksum, InternetChecksum and
+ *   UserExtern, allowed in the MatchAction control. */
 
 #ifndef _XSA_P4_
 #define _XSA_P4_
