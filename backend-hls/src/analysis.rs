@@ -112,6 +112,10 @@ pub enum Measure {
     Notes,
     /// Bytes emitted by the deparser.
     EmitBytes,
+    /// Words passed on by a stream kernel (`pass`).
+    Passes,
+    /// Words pushed to outputs by a stream kernel (`push`).
+    Pushes,
 }
 
 /// Upper bounds of a [`Measure`] over bodies, following calls and table applications.
@@ -154,6 +158,7 @@ impl<'a> Tally<'a> {
         let own = match (self.measure, stmt) {
             (Measure::Copies, Stmt::ToHost | Stmt::ToNetwork(_) | Stmt::ToScu(_)) => 1,
             (Measure::Notes, Stmt::Notify(..)) => 1,
+            (Measure::Passes, Stmt::Pass(_)) | (Measure::Pushes, Stmt::Push(..)) => 1,
             (Measure::EmitBytes, Stmt::Emit(inst)) => {
                 let i = &self.scu.instances[*inst];
                 let bytes = self.module.headers[i.header].bits / 8;
@@ -561,13 +566,14 @@ fn walk_shape(
 }
 
 /// Every body of an scu that runs in its kernel: parser, control, `on parser_error`, deparser,
-/// `every` blocks, actions and table keys (not functions; see [`reachable_functions`]).
+/// the stream kernel, `every` blocks, actions and table keys (not functions; see [`reachable_functions`]).
 pub fn scu_bodies(scu: &Scu) -> Vec<&Body> {
     let mut v: Vec<&Body> = Vec::new();
     v.extend(scu.parser.as_ref().map(|p| &p.body));
     v.extend(scu.control.as_ref());
     v.extend(scu.on_parser_error.as_ref());
     v.extend(scu.deparser.as_ref());
+    v.extend(scu.stream.as_ref());
     v.extend(scu.every.iter().map(|e| &e.body));
     v.extend(scu.actions.values().map(|a| &a.body));
     v.extend(scu.tables.values().map(|t| &t.key_body));

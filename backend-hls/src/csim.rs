@@ -11,6 +11,8 @@
 //! it); our `hls_stream.h` and `ap_axi_sdata.h` shims and the support library come with this
 //! crate.
 
+mod stream;
+
 use crate::{Kernel, KernelFiles};
 use num_bigint::BigUint;
 use scenic_ir::control::{decode_counter, ControlLayout, Op, Request, ScuControl, Status};
@@ -320,6 +322,8 @@ pub struct CsimDevice<'m> {
     next_handle: u64,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
+    /// Every DMA transfer of the stream kernels so far, in the order they left ([`stream`]).
+    pub transfers: Vec<scenic_ir::interp::stream::DmaTransfer>,
 }
 
 /// What went wrong creating a [`CsimDevice`].
@@ -353,6 +357,7 @@ impl<'m> CsimDevice<'m> {
             handles: HashMap::new(),
             next_handle: 1,
             notifications: Vec::new(),
+            transfers: Vec::new(),
         })
     }
 
@@ -542,17 +547,14 @@ impl Device for CsimDevice<'_> {
 
     fn word(
         &mut self,
-        _scu: ScuId,
-        _flow: u64,
-        _word: &Bits,
-        _keep: u64,
-        _last: bool,
-        _now_ns: u64,
+        scu: ScuId,
+        flow: u64,
+        word: &Bits,
+        keep: u64,
+        last: bool,
+        now_ns: u64,
     ) -> Result<WordOutput, DeviceError> {
-        Err(DeviceError::Unsupported {
-            device: "hls-csim",
-            what: "run stream kernels (not generated yet)",
-        })
+        self.stream_word(scu, flow, word, keep, last, now_ns)
     }
 
     fn add_entry(

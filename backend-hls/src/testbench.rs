@@ -15,6 +15,8 @@
 //! Numbers are decimal, byte strings and control data hexadecimal (data most significant digit
 //! first). Malformed input gives `error <message>` then `done`, never a crash.
 
+pub mod stream;
+
 use crate::writer::ScuWriter;
 
 const TB: &str = r#"#include <cstdio>

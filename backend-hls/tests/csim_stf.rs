@@ -1,5 +1,5 @@
-//! Every slow-path example's STF tests pass on the C-simulated kernel (`hls-csim`), as they do on
-//! the interpreter. Skips (with the reason) when `AP_TYPES` is unset outside CI.
+//! Every slow-path and stream example's STF tests pass on the C-simulated kernel (`hls-csim`), as
+//! they do on the interpreter. Skips (with the reason) when `AP_TYPES` is unset outside CI.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -47,4 +47,14 @@ fn firewall_stf() {
 #[test]
 fn flow_monitor_stf() {
     run_stf("flow_monitor.sn");
+}
+
+#[test]
+fn partition_stf() {
+    run_stf("partition.sn");
+}
+
+#[test]
+fn xor_cipher_stf() {
+    run_stf("xor_cipher.sn");
 }

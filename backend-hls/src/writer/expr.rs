@@ -154,7 +154,7 @@ impl BodyWriter<'_, '_> {
             }
             Expr::Packet(f) => self.packet_field(*f, e)?,
             Expr::Beat(BeatField::Last | BeatField::Keep) | Expr::FlowId => {
-                return Err(self.unsupported_expr("payload words (`beat`, the flow id)", e))
+                super::stream::word_expr(self, e)?
             }
             Expr::CcState(_) | Expr::CcParam(_) => {
                 return Err(self.unsupported_expr("congestion-controller state", e))

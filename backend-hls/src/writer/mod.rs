@@ -16,6 +16,8 @@ pub mod names;
 pub mod parser;
 pub mod state;
 pub mod stmt;
+pub mod stream;
+pub mod stream_stages;
 pub mod tables;
 pub mod top;
 pub mod types;
@@ -164,15 +166,7 @@ pub fn write_scu(
         .get(cranelift_entity::EntityRef::index(scu_id))
         .ok_or_else(|| Error::NoSuchScu(scu.name.clone()))?;
     if scu.attach != Attach::SlowPath {
-        let span = scu
-            .stream
-            .as_ref()
-            .map_or(scu.span, |b| body_span(b, scu.span));
-        return Err(Error::Unsupported {
-            scu: scu.name.clone(),
-            what: "an scu on an rdma or tcp attach point (stream kernels)".into(),
-            span,
-        });
+        return stream::write_scu(module, info, options, control, timing, scu_id);
     }
     let facts = facts(module, scu, options)?;
     let ii = timing

@@ -62,6 +62,9 @@ pub fn write_pkt(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     if let Some(m) = w.scu.meta {
         c.line(format!("{} meta;", n.st[m]));
     }
+    if w.scu.attach != scenic_ir::program::Attach::SlowPath {
+        c.line("word_t wd;  // the payload word (writer/stream.rs)");
+    }
     let fields: [(&str, String, &str); 15] = [
         (
             "win",

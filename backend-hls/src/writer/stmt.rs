@@ -136,9 +136,7 @@ impl BodyWriter<'_, '_> {
             }
             Stmt::Extract(inst) => super::parser::extract(self, *inst)?,
             Stmt::Emit(inst) => super::deparser::emit(self, *inst),
-            Stmt::Pass(_) | Stmt::Push(..) => {
-                return Err(self.w.unsupported("stream kernels (`pass`, `push`)", span))
-            }
+            Stmt::Pass(_) | Stmt::Push(..) => super::stream::word_stmt(self, stmt, span)?,
             Stmt::Restart(_) => {
                 return Err(self.w.unsupported("congestion-controller timers", span))
             }

@@ -1,0 +1,255 @@
+//! The C-simulation testbench of a stream kernel (an scu on `rdma(qp)` or `tcp(flow)`): the line
+//! protocol of [`crate::testbench`] with `packet` replaced by `word`.
+//!
+//! - `time <ns>` → `notify <to_arm> <value>`* `done`
+//! - `word <flow> <now_ns> <keep> <last> <data>`: one payload word into `word_in` (`keep` in
+//!   hexadecimal, bit i for byte i; `last` 0 or 1; `data` the word's 64 bytes in lane order, byte
+//!   0 first, 128 hex digits) and its record into `word_in_meta`; runs the kernel until the word
+//!   is consumed, then drains every output → `pass <hex|->`* (one per word passed on: its valid
+//!   bytes), `dma <out> <element> <hex>`* (one per DMA transfer: its bytes), `notify ...`*, `done`
+//! - `ctrl <op> <target> <index> <hexdata>` → `resp <status> <hexdata>` `done`
+//! - `quit`
+//!
+//! Invariants: malformed input gives `error <message>` then `done`, never a crash; a flow wider
+//! than the record's 24 bits is refused rather than truncated, so the testbench never runs a word
+//! the interpreter would see differently.
+
+use crate::writer::ScuWriter;
+
+const TB: &str = r#"#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace @NS@;
+
+static hls::stream<axis512> word_in("word_in");
+static hls::stream<ap_uint<64> > word_in_meta("word_in_meta");
+static hls::stream<axis512> pass_out("pass_out");
+static hls::stream<axis512> push_out("push_out");
+static hls::stream<ap_uint<64> > push_out_meta("push_out_meta");
+static hls::stream<ap_uint<64> > notify_out("notify_out");
+static hls::stream<ctrl_req_t> ctrl_in("ctrl_in");
+static hls::stream<ctrl_resp_t> ctrl_out("ctrl_out");
+static ap_uint<64> now = 0;
+
+static void run() {
+    @TOP@(word_in, word_in_meta, pass_out, push_out, push_out_meta, notify_out, ctrl_in, ctrl_out,
+          now);
+}
+
+static int nibble(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static std::string hex_bytes(const std::vector<unsigned char>& bytes) {
+    if (bytes.empty()) return "-";
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    for (size_t i = 0; i < bytes.size(); i++) {
+        s += digits[bytes[i] >> 4];
+        s += digits[bytes[i] & 15];
+    }
+    return s;
+}
+
+static bool parse_u64(const std::string& s, unsigned long long& v) {
+    if (s.empty() || s.size() > 20) return false;
+    v = 0;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        unsigned long long d = (unsigned long long)(s[i] - '0');
+        if (v > (18446744073709551615ULL - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    return true;
+}
+
+template <int W>
+static bool parse_wide(const std::string& s, ap_uint<W>& v) {
+    v = 0;
+    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
+    for (size_t i = 0; i < s.size(); i++) {
+        int n = nibble(s[i]);
+        if (n < 0) return false;
+        v = (v << 4) | ap_uint<W>(n);
+    }
+    return true;
+}
+
+template <int W>
+static std::string hex_wide(const ap_uint<W>& v) {
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
+        int lo = 4 * i;
+        int hi = lo + 3 < W ? lo + 3 : W - 1;
+        int n = int(ap_uint<4>(v.range(hi, lo)));
+        if (s.empty() && n == 0) continue;
+        s += digits[n];
+    }
+    return s.empty() ? "0" : s;
+}
+
+// The 64 bytes of a word in lane order (byte 0 first): 128 hex digits.
+static bool parse_word(const std::string& s, ap_uint<512>& w) {
+    w = 0;
+    if (s.size() != 128) return false;
+    for (int lane = 0; lane < 64; lane++) {
+        int hi = nibble(s[2 * lane]);
+        int lo = nibble(s[2 * lane + 1]);
+        if (hi < 0 || lo < 0) return false;
+        w.range(8 * lane + 7, 8 * lane) = ap_uint<8>(hi * 16 + lo);
+    }
+    return true;
+}
+
+static void drain_notes() {
+    while (!notify_out.empty()) {
+        ap_uint<64> r = notify_out.read();
+        std::cout << "notify " << (unsigned)r[32] << " " << (unsigned long long)r.range(31, 0) << "\n";
+    }
+}
+
+// Words passed on: one line each, its valid bytes.
+static void drain_pass() {
+    while (!pass_out.empty()) {
+        axis512 b = pass_out.read();
+        std::vector<unsigned char> bytes;
+        for (int lane = 0; lane < 64; lane++) {
+            if (b.keep[lane]) bytes.push_back((unsigned char)(unsigned)ap_uint<8>(b.data.range(8 * lane + 7, 8 * lane)));
+        }
+        std::cout << "pass " << hex_bytes(bytes) << "\n";
+    }
+}
+
+// DMA transfers: the beats up to `last`, with the record of the first beat naming the slot.
+static void drain_dma() {
+    while (!push_out.empty()) {
+        std::vector<unsigned char> bytes;
+        unsigned long long out = 0, element = 0;
+        bool last = false;
+        for (int beat = 0; !last && !push_out.empty(); beat++) {
+            axis512 b = push_out.read();
+            ap_uint<64> meta = push_out_meta.empty() ? ap_uint<64>(0) : push_out_meta.read();
+            if (beat == 0) {
+                out = (unsigned long long)meta.range(15, 0);
+                element = (unsigned long long)meta.range(31, 16);
+            }
+            for (int lane = 0; lane < 64; lane++) {
+                if (b.keep[lane]) bytes.push_back((unsigned char)(unsigned)ap_uint<8>(b.data.range(8 * lane + 7, 8 * lane)));
+            }
+            last = b.last == 1;
+        }
+        std::cout << "dma " << out << " " << element << " " << hex_bytes(bytes) << "\n";
+    }
+}
+
+static void word(std::istringstream& in) {
+    std::string flow_s, now_s, keep_s, last_s, data_s;
+    unsigned long long flow = 0, ns = 0, last = 0;
+    ap_uint<64> keep = 0;
+    ap_uint<512> data = 0;
+    if (!(in >> flow_s >> now_s >> keep_s >> last_s >> data_s) || !parse_u64(flow_s, flow) ||
+        flow > 0xffffffULL || !parse_u64(now_s, ns) || !parse_wide(keep_s, keep) ||
+        !parse_u64(last_s, last) || last > 1 || !parse_word(data_s, data)) {
+        std::cout << "error usage: word <flow 0-16777215> <now_ns> <keep hex> <last 0|1> <128 hex digits>\n";
+        return;
+    }
+    axis512 beat;
+    beat.data = data;
+    beat.keep = keep;
+    beat.strb = keep;
+    beat.last = last == 1 ? 1 : 0;
+    word_in.write(beat);
+    word_in_meta.write(ap_uint<64>(flow));
+    now = ap_uint<64>(ns);
+    run();
+    for (int guard = 0; guard < 16 && !word_in.empty(); guard++) run();
+    drain_pass();
+    drain_dma();
+    drain_notes();
+}
+
+static void ctrl(std::istringstream& in) {
+    std::string op_s, target_s, index_s, data_s;
+    unsigned long long op = 0, target = 0, index = 0;
+    ap_uint<CTRL_DATA_BITS> data = 0;
+    if (!(in >> op_s >> target_s >> index_s >> data_s) || !parse_u64(op_s, op) || op > 255 ||
+        !parse_u64(target_s, target) || target > 65535 || !parse_u64(index_s, index) ||
+        index > 4294967295ULL || !parse_wide(data_s, data)) {
+        std::cout << "error usage: ctrl <op> <target> <index> <hexdata>\n";
+        return;
+    }
+    ctrl_req_t req = 0;
+    req.range(CTRL_DATA_BITS - 1, 0) = data;
+    req.range(CTRL_DATA_BITS + 31, CTRL_DATA_BITS) = ap_uint<32>(index);
+    req.range(CTRL_DATA_BITS + 47, CTRL_DATA_BITS + 32) = ap_uint<16>(target);
+    req.range(CTRL_DATA_BITS + 55, CTRL_DATA_BITS + 48) = ap_uint<8>(op);
+    ctrl_in.write(req);
+    run();
+    if (ctrl_out.empty()) {
+        std::cout << "error the kernel gave no response\n";
+        return;
+    }
+    ctrl_resp_t resp = ctrl_out.read();
+    ap_uint<CTRL_DATA_BITS> out = resp.range(CTRL_DATA_BITS - 1, 0);
+    std::cout << "resp " << (unsigned)resp.range(CTRL_DATA_BITS + 7, CTRL_DATA_BITS) << " "
+              << hex_wide(out) << "\n";
+    drain_notes();
+}
+
+int main() {
+    std::ios::sync_with_stdio(false);
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        std::istringstream in(line);
+        std::string cmd;
+        in >> cmd;
+        if (cmd.empty()) continue;
+        if (cmd == "quit") break;
+        if (cmd == "time") {
+            std::string t;
+            unsigned long long ns = 0;
+            if (!(in >> t) || !parse_u64(t, ns)) {
+                std::cout << "error usage: time <ns>\n";
+            } else {
+                now = ap_uint<64>(ns);
+                run();
+                drain_notes();
+            }
+        } else if (cmd == "word") {
+            word(in);
+        } else if (cmd == "ctrl") {
+            ctrl(in);
+        } else {
+            std::cout << "error unknown command: " << cmd << "\n";
+        }
+        std::cout << "done" << std::endl;
+    }
+    return 0;
+}
+"#;
+
+/// The testbench of one stream scu's kernel.
+pub fn write(w: &ScuWriter<'_>) -> String {
+    let head = format!(
+        "// {top}_tb.cpp: the C-simulation testbench of stream kernel `{top}` (scu `{scu}`, {file}),\n\
+         // generated by scenicc. Do not edit. Line protocol on stdin/stdout (backend-hls/src/testbench/stream.rs):\n\
+         //   time <ns>                                     -> notify <to_arm> <value>* done\n\
+         //   word <flow> <now_ns> <keep> <last> <128 hex>  -> pass <hex|->* dma <out> <element> <hex>* notify ...* done\n\
+         //   ctrl <op> <target> <index> <hex>              -> resp <status> <hex> done\n\
+         //   quit\n\
+         #include \"{top}.hpp\"\n",
+        top = w.names.top,
+        scu = w.scu.name,
+        file = w.module.source_name,
+    );
+    head + &TB
+        .replace("@NS@", &w.names.ns)
+        .replace("@TOP@", &w.names.top)
+}
