@@ -272,6 +272,8 @@ pub struct Instance {
     pub name: Ident,
     /// Whether it has an initializer block (abstract methods; not supported).
     pub has_initializer: bool,
+    /// Annotations (`@scenic_csr(...)` on a register or counter holding a CSR).
+    pub annotations: Vec<Annotation>,
     /// The whole declaration.
     pub span: Span,
 }

@@ -2,10 +2,11 @@
 //! core.p4, v1model and VNP4 that map exactly onto IR constructs. Any other call is E0702.
 
 use super::types::Ty;
-use super::{Binding, Checker, Ctx, DeclRef, InstanceInfo, Method, Res};
+use super::{Binding, Checker, Ctx, DeclRef, HashKind, InstanceInfo, Method, Res};
 use crate::diag::{codes, Diagnostic};
 use crate::p4::ast::*;
 use crate::span::Span;
+use num_traits::ToPrimitive;
 
 impl<'p> Checker<'p> {
     /// Types a call; records what it calls on the call expression.
@@ -191,11 +192,81 @@ impl<'p> Checker<'p> {
                     Method::UpdateChecksum
                 })
             }
+            "hash" => {
+                self.in_control(e, "`hash`");
+                if !self.arity(e, "`hash`", args, 5) {
+                    return None;
+                }
+                self.hash_call(args).map(Method::Hash)
+            }
             _ => {
                 self.unsupported(e.span, &format!("the extern function `{name}`"));
                 None
             }
         }
+    }
+
+    /// `hash(result, HashAlgorithm.A, base, { data }, max)`: the result a `bit<N>` place, A one of
+    /// crc32/crc16/csum16 over whole bytes (csum16: 16-bit words), `base` a constant, `max` a
+    /// constant power of two (BMv2 computes `base + h % max`, which is then a mask).
+    fn hash_call(&mut self, args: &[&Expr]) -> Option<HashKind> {
+        let result = self.expr(args[0]);
+        self.place(args[0]);
+        self.expr(args[1]);
+        let base = self.expr(args[2]);
+        let data = self.expr(args[3]);
+        let max = self.expr(args[4]);
+        if !matches!(result, Ty::Bits(_)) && !result.is_unknown() {
+            self.unsupported(args[0].span, "a hash result that is not `bit<N>`");
+        }
+        let kind = match &args[1].kind {
+            ExprKind::Member(_, m) => match m.name.as_str() {
+                "crc32" => Some(HashKind::Crc32),
+                "crc16" => Some(HashKind::Crc16),
+                "csum16" => Some(HashKind::Csum16),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(kind) = kind else {
+            self.unsupported(
+                args[1].span,
+                "hash algorithms other than `crc32`, `crc16` and `csum16`",
+            );
+            return None;
+        };
+        let constant = |s: &Self, e: &Expr, ty: &Ty| {
+            matches!(ty, Ty::Bits(_) | Ty::InfInt) && s.value_of(e.id).is_some()
+        };
+        if !constant(self, args[2], &base) {
+            self.unsupported(args[2].span, "a hash base that is not a constant");
+        }
+        let power = self
+            .value_of(args[4].id)
+            .and_then(ToPrimitive::to_u64)
+            .is_some_and(u64::is_power_of_two);
+        if !constant(self, args[4], &max) || !power {
+            self.unsupported(
+                args[4].span,
+                "a hash `max` that is not a constant power of two",
+            );
+        }
+        let width = match &data {
+            Ty::List(items) => items
+                .iter()
+                .try_fold(0u32, |acc, t| Some(acc + self.out.env.bit_width(t)?)),
+            other => self.out.env.bit_width(other),
+        };
+        let unit = if kind == HashKind::Csum16 { 16 } else { 8 };
+        match width {
+            Some(w) if w > 0 && w % unit == 0 => {}
+            _ if data.is_unknown() => {}
+            _ => self.unsupported(
+                args[3].span,
+                &format!("hashed data that is not fixed-width fields of a multiple of {unit} bits"),
+            ),
+        }
+        Some(kind)
     }
 
     fn in_control(&mut self, e: &Expr, what: &str) {
@@ -383,8 +454,9 @@ impl<'p> Checker<'p> {
         }
         let name = m.name.as_str();
         match (&info, name) {
-            (InstanceInfo::Counter { .. }, "count") if self.arity(e, "`count`", args, 1) => {
-                self.expr_expect(args[0], &Ty::Bits(32));
+            (InstanceInfo::Counter { index, .. }, "count") if self.arity(e, "`count`", args, 1) => {
+                let index = index.clone();
+                self.expr_expect(args[0], &index);
                 (Some(Method::Count(at)), Ty::Void)
             }
             (InstanceInfo::Register { ty, .. }, "read") if self.arity(e, "`read`", args, 2) => {

@@ -126,10 +126,22 @@ impl Checker<'_> {
                     },
                     _ => None,
                 });
+                // xsa.p4 declares `count(in S index)` for `Counter<W, S>`; v1model's index is
+                // `bit<32>`.
+                let index = match type_args {
+                    [_, s] => self.resolve_type(s),
+                    _ => Ty::Bits(32),
+                };
+                if !matches!(index, Ty::Bits(_)) {
+                    self.unsupported(inst.ty.span, "counter indices other than `bit<N>`");
+                    return None;
+                }
                 match (size(self, args.first()), kind, args.len()) {
-                    (Some(n), Some(kind), 2) if n > 0 => {
-                        Some(InstanceInfo::Counter { size: n, kind })
-                    }
+                    (Some(n), Some(kind), 2) if n > 0 => Some(InstanceInfo::Counter {
+                        size: n,
+                        kind,
+                        index,
+                    }),
                     _ => {
                         self.error(
                             Diagnostic::new(

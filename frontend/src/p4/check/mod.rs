@@ -126,6 +126,20 @@ pub enum Method {
     CsumGetState(DeclRef),
     /// VNP4 `InternetChecksum.set_state(s)`.
     CsumSetState(DeclRef),
+    /// v1model `hash(result, algorithm, base, data, max)` with a constant `base` and a power of
+    /// two `max`.
+    Hash(HashKind),
+}
+
+/// The `HashAlgorithm`s the reader gives meaning to (the IR's intrinsics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HashKind {
+    /// `crc32`: IEEE 802.3 CRC-32 over the data's bytes.
+    Crc32,
+    /// `crc16`: CRC-16/ARC over the data's bytes.
+    Crc16,
+    /// `csum16`: the Internet checksum of the data's 16-bit words.
+    Csum16,
 }
 
 /// What a name, member or call expression denotes.
@@ -283,6 +297,8 @@ pub enum InstanceInfo {
         size: u64,
         /// 0: packets, 1: bytes, 2: packets and bytes.
         kind: u8,
+        /// The index type: `bit<32>` for v1model's `counter`, `S` of Vitis's `Counter<W, S>`.
+        index: Ty,
     },
     /// A register array.
     Register {

@@ -499,7 +499,7 @@ impl<'t> Builder<'t> {
     fn instance(&mut self, pair: Pair<'t, Rule>) -> Instance {
         let span = span_of(&pair);
         let mut it = pair.into_inner();
-        let _anns = self.take_annotations(&mut it);
+        let annotations = self.take_annotations(&mut it);
         let ty = it.next().map(|t| self.ty(t)).unwrap_or(Type {
             kind: TypeKind::DontCare,
             span,
@@ -515,6 +515,7 @@ impl<'t> Builder<'t> {
             args,
             name,
             has_initializer,
+            annotations,
             span,
         }
     }

@@ -29,6 +29,7 @@ impl Lw<'_> {
         if arch.kind == ArchKind::V1Model {
             self.port_field = Some(self.meta_field("$port".into(), Type::Bits(9)));
         }
+        self.declare_csrs();
         self.flatten_headers(arch.headers, "");
         self.scu.span = self.span(arch.span);
         for &(role, d) in &arch.blocks {
@@ -131,6 +132,7 @@ impl Lw<'_> {
                     .add(Expr::Packet(PacketField::Timestamp), Type::Bits(64), span);
                 let place = self.std_place("ingress_timestamp");
                 self.push_assign(block, place, ns, span);
+                self.shell_inputs(fx, block, span);
             }
         }
     }

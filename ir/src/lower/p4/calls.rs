@@ -5,7 +5,7 @@ use super::{Bound, Inst, Lw};
 use crate::body::{BinaryOp, Block, Expr, Intrinsic, Place, Stmt, UnaryOp};
 use crate::types::Type;
 use scenic_frontend::p4::ast::{Arg, Expr as PExpr, ExprKind};
-use scenic_frontend::p4::check::{DeclRef, Method, Res};
+use scenic_frontend::p4::check::{DeclRef, HashKind, Method, Res};
 
 impl Lw<'_> {
     /// A call used as a statement.
@@ -79,7 +79,15 @@ impl Lw<'_> {
             Method::VerifyChecksum | Method::UpdateChecksum => {
                 self.checksum(fx, inst, method == Method::UpdateChecksum, &args, out)
             }
+            Method::Hash(kind) => self.hash(fx, inst, kind, &args, out),
+            Method::Count(at) if self.csr_of(at).is_some() => self.csr_count(fx, at, e, out),
             Method::Count(at) => self.count(fx, inst, at, args[0], e, out),
+            Method::RegisterRead(at) if self.csr_of(at).is_some() => {
+                self.csr_register(fx, inst, at, args[0], None, out)
+            }
+            Method::RegisterWrite(at) if self.csr_of(at).is_some() => {
+                self.csr_register(fx, inst, at, args[0], Some(args[1]), out)
+            }
             Method::RegisterRead(at) => {
                 let map = self.map(inst, at);
                 let index = self.expr(fx, inst, args[1], out);
@@ -334,6 +342,12 @@ impl Lw<'_> {
             );
         }
         let x = self.expr(fx, inst, index, out);
+        // Vitis indices are `bit<S>`; compare in 32 bits like v1model's.
+        let x = if fx.body.types[x] == Type::Bits(32) {
+            x
+        } else {
+            fx.body.add(Expr::Cast(x), Type::Bits(32), span)
+        };
         let limit = Self::const_of(fx, size, Type::Bits(32), span);
         let inside = fx
             .body
@@ -348,5 +362,102 @@ impl Lw<'_> {
         let mut then = Block::default();
         then.push(Stmt::Count(counter, Some(narrow)), span);
         out.push(Stmt::If(inside, then, Block::default()), span);
+    }
+
+    /// `r.read(v, i)` (`value` is `None`) or `r.write(i, v)` of a register holding a CSR: one
+    /// cell, so the index is not evaluated (the backend writes a constant 0).
+    fn csr_register(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        at: DeclRef,
+        first: &PExpr,
+        value: Option<&PExpr>,
+        out: &mut Block,
+    ) {
+        let Some(csr) = self.csr_of(at) else {
+            return;
+        };
+        let span = self.span(first.span);
+        match value {
+            Some(v) => {
+                let x = self.expr(fx, inst, v, out);
+                out.push(Stmt::Assign(Place::Csr(csr), x), span);
+            }
+            None => {
+                let ty = self.scu.csrs[csr].ty.clone();
+                let x = fx.body.add(Expr::Csr(csr), ty, span);
+                match self
+                    .path(fx, inst, first)
+                    .and_then(|b| self.place(fx, &b, span))
+                {
+                    Some(p) => out.push(Stmt::Assign(p, x), span),
+                    None => self.unsupported(first.span, "reading a register into this expression"),
+                }
+            }
+        }
+    }
+
+    /// `c.count(i)` of a one-cell counter holding a CSR: the CSR counts the packet.
+    fn csr_count(&mut self, fx: &mut Fx, at: DeclRef, e: &PExpr, out: &mut Block) {
+        let Some(csr) = self.csr_of(at) else {
+            return;
+        };
+        let span = self.span(e.span);
+        let ty = self.scu.csrs[csr].ty.clone();
+        let old = fx.body.add(Expr::Csr(csr), ty.clone(), span);
+        let one = Self::const_of(fx, 1, ty.clone(), span);
+        let new = fx.body.add(Expr::Binary(BinaryOp::Add, old, one), ty, span);
+        out.push(Stmt::Assign(Place::Csr(csr), new), span);
+    }
+
+    /// v1model `hash(result, algorithm, base, data, max)`: BMv2 stores `base + h % max`, which
+    /// for the power of two `max` the checker requires is `base + (h & (max - 1))`, truncated or
+    /// zero-extended to the result's width.
+    fn hash(&mut self, fx: &mut Fx, inst: &Inst, kind: HashKind, args: &[&PExpr], out: &mut Block) {
+        let span = self.span(args[3].span);
+        let data = self.concat_data(fx, inst, args[3], out);
+        let (intrinsic, w) = match kind {
+            HashKind::Crc32 => (Intrinsic::Crc32, 32),
+            HashKind::Crc16 => (Intrinsic::Crc16, 16),
+            HashKind::Csum16 => (Intrinsic::OnesComplement, 16),
+        };
+        let mut h = fx
+            .body
+            .add(Expr::Intrinsic(intrinsic, vec![data]), Type::Bits(w), span);
+        let max = self.const_u64(args[4]).unwrap_or(0);
+        if max > 0 && max < (1u64 << w) {
+            let mask = Self::const_of(fx, max - 1, Type::Bits(w), span);
+            h = fx
+                .body
+                .add(Expr::Binary(BinaryOp::And, h, mask), Type::Bits(w), span);
+        }
+        let ty = self
+            .ck
+            .types
+            .get(args[0].id.index())
+            .cloned()
+            .unwrap_or_default();
+        let result = self.ir_ty(&ty);
+        if result != Type::Bits(w) {
+            h = fx.body.add(Expr::Cast(h), result.clone(), span);
+        }
+        let width = result.scalar_width(|_| 32).unwrap_or(0);
+        let base = self.ck.values.get(args[2].id.index()).cloned().flatten();
+        if let Some(base) = base.filter(|b| *b != num_bigint::BigInt::from(0)) {
+            let b = fx.body.add(
+                Expr::Const(crate::types::Const::from_bigint(&base, width)),
+                result.clone(),
+                span,
+            );
+            h = fx.body.add(Expr::Binary(BinaryOp::Add, b, h), result, span);
+        }
+        match self
+            .path(fx, inst, args[0])
+            .and_then(|b| self.place(fx, &b, span))
+        {
+            Some(p) => out.push(Stmt::Assign(p, h), span),
+            None => self.unsupported(args[0].span, "a hash result in this expression"),
+        }
     }
 }

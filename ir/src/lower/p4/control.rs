@@ -258,7 +258,7 @@ impl<'c> Lw<'c> {
             return id;
         }
         let (size, kind) = match self.ck.instances.get(&at) {
-            Some(InstanceInfo::Counter { size, kind }) => (*size, *kind),
+            Some(InstanceInfo::Counter { size, kind, .. }) => (*size, *kind),
             _ => (1, 0),
         };
         let id = self.scu.counters.push(Counter {

@@ -21,8 +21,10 @@
 //! | tables | IR tables named by instance path (`c.t`, prefixed with the top-level control when names clash); keys named by `@name` or their text; when `.hit`/`.miss` is read, each action gets a second copy used only as the default, so a miss is told from a hit |
 //! | `counter`/`Counter` | counters (packets, bytes or both) |
 //! | `register<T>` | `array` maps indexed by `bit<32>` |
+//! | `@scenic_csr(...)` on a one-cell `register`/`Counter` or a Vitis user-metadata field | a CSR (csr.rs) |
 //! | `verify_checksum`/`update_checksum` (csum16) | the `ones_complement` intrinsic over the fields concatenated |
 //! | `InternetChecksum` | a 16-bit running sum in `meta`, updated with `ones_complement` |
+//! | v1model `hash(r, crc32/crc16/csum16, base, data, 2^k)` | the `crc32`/`crc16`/`ones_complement` intrinsic, masked, plus `base` |
 //!
 //! Destinations (docs/p4.md, "P4 input"): v1model: `mark_to_drop` sets `egress_spec` to 511; after
 //! ingress, 511 drops; otherwise egress runs with `egress_port = egress_spec`, and after it 511
@@ -30,12 +32,15 @@
 //! numbering) is `to_host()`, anything else drops (BMv2 has no such port). Vitis: `drop == 1`
 //! drops; otherwise a user-metadata field `to_host` equal to 1 sends to the host and a field
 //! `egress_port` names the network port (same numbering); without either the packet goes to the
-//! host, the slow path's default.
+//! host, the slow path's default. Vitis user-metadata fields `ingress_port`, `packet_length` and
+//! `timestamp_ns` (the SCENIC shell's inputs) hold `packet.port`, `packet.len` and
+//! `packet.timestamp` from the start, as do `@scenic_csr` fields their CSRs (csr.rs).
 
 mod arch;
 mod body;
 mod calls;
 mod control;
+mod csr;
 mod parser;
 mod stmt;
 mod types;
@@ -205,6 +210,10 @@ pub(crate) struct Lw<'c> {
     pub(crate) table_tops: Vec<(TableId, String)>,
     pub(crate) counters: HashMap<(String, DeclRef), CounterId>,
     pub(crate) maps: HashMap<(String, DeclRef), MapId>,
+    /// Registers and counters annotated `@scenic_csr` (csr.rs): the CSR each holds.
+    pub(crate) csr_instances: HashMap<DeclRef, CsrId>,
+    /// Vitis user-metadata fields annotated `@scenic_csr`: field position and CSR.
+    pub(crate) csr_meta_fields: Vec<(u32, CsrId)>,
     pub(crate) csum_fields: HashMap<(String, DeclRef), u32>,
     pub(crate) var_fields: HashMap<(String, VarId), u32>,
     /// Headers created for `advance(n)`, by width.
@@ -259,6 +268,8 @@ impl<'c> Lw<'c> {
             table_tops: Vec::new(),
             counters: HashMap::new(),
             maps: HashMap::new(),
+            csr_instances: HashMap::new(),
+            csr_meta_fields: Vec::new(),
             csum_fields: HashMap::new(),
             var_fields: HashMap::new(),
             skip_headers: HashMap::new(),
