@@ -10,12 +10,17 @@
 //! copy and byte, the header and field that byte belongs to, and the interpreter's trace of the
 //! packet (parser path, table hits, drops). Skips (with the reason) when `AP_TYPES` is unset
 //! outside CI.
+//!
+//! The stream examples (partition, xor_cipher) have their own generator and comparison in
+//! `stream_diff/`: 10,000 payload words each, compared word by word.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
 #[path = "../../ir/tests/common/mod.rs"]
 mod gen;
+#[path = "stream_diff/mod.rs"]
+mod stream_diff;
 
 use common::Coverage;
 use scenic_backend_hls::csim::CsimDevice;
@@ -279,4 +284,20 @@ fn firewall_differential() {
 #[test]
 fn flow_monitor_differential() {
     differential("flow_monitor.sn", 0xf0_0003);
+}
+
+#[test]
+fn partition_differential() {
+    stream_diff::differential("partition.sn", 0x9a_0004);
+}
+
+#[test]
+fn partition_small_batch_differential() {
+    let path = stream_diff::partition_with_batch("128B");
+    stream_diff::differential(path, 0x9a_0006);
+}
+
+#[test]
+fn xor_cipher_differential() {
+    stream_diff::differential("xor_cipher.sn", 0x0c_0005);
 }
