@@ -1,8 +1,9 @@
 //! `scenicc check FILE...`: parse and check programs, print diagnostics, build nothing.
 //!
-//! All files are checked in one frontend session, so modules they share are read once. A file that
-//! cannot be read is a usage problem (exit 2) and nothing is checked; otherwise the exit code is 1 when
-//! any error was reported (after `-D warnings`) and 0 when not.
+//! `.p4` files are read by the P4 reader (and lowered, so what the IR cannot express is reported
+//! too). All `.sn` files are checked in one frontend session, so modules they share are read once.
+//! A file that cannot be read is a usage problem (exit 2) and the `.sn` files are not checked;
+//! otherwise the exit code is 1 when any error was reported (after `-D warnings`) and 0 when not.
 
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
@@ -13,7 +14,8 @@ use std::process::ExitCode;
 /// Arguments of `scenicc check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The `.sn` files to check; the modules they `use` are loaded too.
+    /// The `.sn` files to check (the modules they `use` are loaded too), or `.p4` programs
+    /// (v1model or Vitis Networking P4, the subset of docs/p4.md).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -23,7 +25,18 @@ pub fn run(args: &CheckArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     let files = unique(&args.files);
     let mut session = Session::new();
     let mut unreadable = false;
-    for path in &files {
+    // `.p4` files are read one by one by the P4 reader; `.sn` files share one session.
+    let (mut p4_errors, mut p4_warnings) = (0, 0);
+    for path in files.iter().filter(|p| crate::p4_input::is_p4(p)) {
+        match crate::p4_input::check(path, output, deny_warnings) {
+            Ok((e, w)) => {
+                p4_errors += e;
+                p4_warnings += w;
+            }
+            Err(_) => unreadable = true,
+        }
+    }
+    for path in files.iter().filter(|p| !crate::p4_input::is_p4(p)) {
         output.progress(&format!("checking {}", path.display()));
         if let Err(err) = session.add_path(path) {
             output.message(output::Level::Error, &err.to_string());
@@ -36,7 +49,8 @@ pub fn run(args: &CheckArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    let (errors, warnings) = (report.error_count(), report.warning_count());
+    let errors = report.error_count() + p4_errors;
+    let warnings = report.warning_count() + p4_warnings;
     if let Some((level, line)) = output::check_summary(&names, errors, warnings) {
         output.summary(level, &line);
     }

@@ -1,4 +1,5 @@
 //! The front half every building subcommand shares: read a program, check it, lower it to the IR.
+//! A `.p4` file goes through the P4 reader instead (`p4_input`), into the same IR.
 //!
 //! Diagnostics are printed as `check` prints them; a program with errors stops here with exit code 1
 //! (2 when the file cannot be read).
@@ -32,6 +33,9 @@ pub fn lower_with_sources(
     output: &Output,
     deny_warnings: bool,
 ) -> Result<Compiled, ExitCode> {
+    if crate::p4_input::is_p4(path) {
+        return crate::p4_input::lower(path, output, deny_warnings);
+    }
     let mut session = Session::new();
     output.progress(&format!("compiling {}", path.display()));
     if let Err(err) = session.add_path(path) {

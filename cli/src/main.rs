@@ -15,6 +15,7 @@ mod explain;
 mod hls;
 mod output;
 mod p4;
+mod p4_input;
 mod sim;
 mod test;
 

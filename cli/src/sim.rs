@@ -21,7 +21,8 @@ use std::process::ExitCode;
 /// Arguments of `scenicc sim`.
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
-    /// The program.
+    /// The program: a `.sn` file, or a `.p4` program (v1model or Vitis Networking P4, the subset of
+    /// docs/p4.md).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The input capture (pcap or pcapng).

@@ -25,7 +25,8 @@ pub enum Backend {
 /// Arguments of `scenicc test`.
 #[derive(Debug, clap::Args)]
 pub struct TestArgs {
-    /// The program.
+    /// The program: a `.sn` file, or a `.p4` program (v1model or Vitis Networking P4, the subset of
+    /// docs/p4.md).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// STF test files.
