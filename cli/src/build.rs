@@ -8,10 +8,14 @@
 //!   kernels: `<stem>_<kernel>.xo` beside `OUT`). Without either tool the exit code is 1 and the
 //!   message names the package directory and the exact command to run on a machine with Vitis.
 //!
+//! - `--target vitis-p4|v1model`: the package as above, plus each scu as a P4_16 program in
+//!   `p4/<scu>.p4` (`build_p4`); every scu must be expressible on the target.
+//!
 //! Errors the backend finds at a construct (a table too large for on-chip memory, ...) are printed
 //! like diagnostics, with the source location. Exit codes as for every command: 0 built, 1 the
 //! program (or the Vitis run) failed, 2 usage or I/O problems, 101 internal errors.
 
+use crate::build_p4;
 use crate::compile::{self, Compiled};
 use crate::output::{Level, Output};
 use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
@@ -24,8 +28,12 @@ use std::process::{Command, ExitCode, Stdio};
 /// What `build` produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
-    /// Vitis HLS kernels for the SCU package (the only target so far).
+    /// Vitis HLS kernels for the SCU package.
     Hls,
+    /// The package, plus each scu as a P4_16 program for AMD Vitis Networking P4 in `p4/<scu>.p4`.
+    VitisP4,
+    /// The package, plus each scu as a P4_16 program for v1model (p4c, bmv2) in `p4/<scu>.p4`.
+    V1model,
 }
 
 /// Arguments of `scenicc build`.
@@ -34,10 +42,11 @@ pub struct BuildArgs {
     /// The program.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Where to write: a package directory, or a `.xo` file (runs Vitis when it is installed).
+    /// Where to write: a package directory, or a `.xo` file (runs Vitis when it is installed;
+    /// `--target hls` only).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
-    /// What to build.
+    /// What to build: `hls`, or `vitis-p4`/`v1model` (the package and its `p4/<scu>.p4`).
     #[arg(long, value_enum, default_value_t = Target::Hls)]
     pub target: Target,
 }
@@ -98,7 +107,21 @@ fn is_executable(path: &Path) -> bool {
 
 /// Runs `scenicc build`.
 pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
-    let Target::Hls = args.target;
+    let p4_target = build_p4::target_of(args.target);
+    let wants_xo = args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xo"));
+    if let (Some(t), true) = (p4_target, wants_xo) {
+        output.message(
+            Level::Error,
+            &format!(
+                "`--target {t}` writes a package directory with `p4/<scu>.p4`, not a `.xo`; \
+                 give a directory, or use `--target hls` for the kernel object"
+            ),
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let compiled = match compile::lower_with_sources(&args.file, output, deny_warnings) {
         Ok(c) => c,
         Err(code) => return code,
@@ -107,10 +130,13 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let wants_xo = args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("xo"));
+    let programs = match p4_target {
+        Some(t) => match p4_programs(&args.file, &compiled, t, output) {
+            Ok(p) => p,
+            Err(code) => return code,
+        },
+        None => Vec::new(),
+    };
     let dir = if wants_xo {
         args.output.with_extension("pkg")
     } else {
@@ -120,7 +146,22 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         output.message(Level::Error, &err.to_string());
         return ExitCode::from(EXIT_USAGE);
     }
+    if let Err(code) = build_p4::write(&dir, &programs, output) {
+        return code;
+    }
     let kernels = package.kernels();
+    if let Some(t) = p4_target {
+        output.summary(
+            Level::Ok,
+            &format!(
+                "wrote the SCU package {} with {} for {t} in {}/",
+                dir.display(),
+                crate::output::count(programs.len(), "P4 program"),
+                build_p4::P4_DIR
+            ),
+        );
+        return ExitCode::SUCCESS;
+    }
     if !wants_xo {
         let what = match kernels.as_slice() {
             [] => "no kernels: the program has no scu".to_string(),
@@ -134,6 +175,19 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     xo(&args.output, &dir, &kernels, output)
+}
+
+/// The P4 programs of every scu (the IR is valid: `package_of` checked it).
+fn p4_programs(
+    file: &Path,
+    c: &Compiled,
+    target: scenic_backend_p4::Target,
+    output: &Output,
+) -> Result<Vec<(String, String)>, ExitCode> {
+    let info = Validator::new()
+        .validate(&c.module)
+        .map_err(|_| ExitCode::from(EXIT_INTERNAL))?;
+    build_p4::programs(file, c, &info, target, output)
 }
 
 /// Validates, generates the kernels and assembles the package; errors are printed.

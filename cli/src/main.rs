@@ -8,6 +8,7 @@
 //! Exit codes: 0 success (warnings allowed), 1 the program has errors, 2 usage errors and I/O problems.
 
 mod build;
+mod build_p4;
 mod check;
 mod compile;
 mod emit;
