@@ -322,7 +322,7 @@ pub struct CsimDevice<'m> {
     next_handle: u64,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
-    /// Every DMA transfer of the stream kernels so far, in the order they left ([`stream`]).
+    /// Every DMA transfer of the stream kernels so far, in the order they left (csim/stream.rs).
     pub transfers: Vec<scenic_ir::interp::stream::DmaTransfer>,
 }
 

@@ -49,6 +49,33 @@
 //! prefix first, ties by insertion), so the winner is the first matching slot. Maps, counters,
 //! meters and hashes come from the support library in `include/` (`scenic_hls.hpp`).
 //!
+//! # Stream kernels (scus on `rdma(qp)` and `tcp(flow)`)
+//!
+//! The paragraphs above describe a slow-path scu. An scu on an rdma or tcp attach point sees the
+//! payload of its flows one 512-bit word at a time (`ir/src/interp/stream.rs`), on the ports
+//! [`ports::top_ports`] lists for it (`word_in` + `word_in_meta` with the flow, `pass_out`,
+//! `push_out` + `push_out_meta`, and the common notify/control/clock ports), and its top function
+//! runs two stages under `DATAFLOW` ([`writer::stream`], [`writer::stream_stages`]):
+//!
+//! - `words` owns the state like `process` (control request, `every` blocks, then one word) and
+//!   runs the `stream` body once per word under `PIPELINE II=1`. `beat.last`, `beat.keep` and the
+//!   flow id are members of `pk.wd`; `for` loops stay C++ loops with `#pragma HLS UNROLL`;
+//!   `pass(w)` and `out[i].push(w)` append to per-word buffers sized by counting every `pass` and
+//!   `push` with loops unrolled. Passed words leave on `pass_out` with the input's `keep` and
+//!   `last`; pushed words go to `dma` in push order, followed by a flush marker after a message's
+//!   last word.
+//! - `dma` owns one on-chip batch buffer per output element (`batch / 64` words; 1 for an
+//!   unbatched output). A full buffer leaves at once as one transfer on `push_out` (a beat per
+//!   word, `last` on the final one, a `push_out_meta` record per beat); the flush marker sends
+//!   every partly filled buffer: the interpreter's batching, transfer for transfer.
+//!
+//! Honest limits of a stream kernel ([`writer::stream::plan`]): a body the timing analysis cannot
+//! schedule at II 1 (typically an unrolled loop whose copies chain through one map or CSR) is an
+//! [`Error::Limit`] naming the object and the II, at the span where the dependency closes; so are
+//! more than 256 words passed or pushed per input word, and batch buffers over
+//! [`Options::ram_budget_bits`]. A batch that is not a whole number of words, and per-packet code
+//! (a parser or control) in an rdma/tcp scu, are [`Error::Unsupported`].
+//!
 //! Comments `// file.sn:LINE` point each statement back to its source ([`SourceLines`]).
 
 pub mod analysis;

@@ -6,7 +6,8 @@
 //! against [`crate::Options::ram_budget_bits`], and `every`
 //! periods shorter than one invocation of `process` (which could then not run them on time). The
 //! header window and the per-packet buffers are checked where they are sized
-//! ([`crate::writer`]); a cc handler over its cycle budget is E0604 of `scenicc check`.
+//! ([`crate::writer`]), a stream kernel's II and batch buffers in [`crate::writer::stream::plan`];
+//! a cc handler over its cycle budget is E0604 of `scenicc check`.
 
 use crate::writer::ScuWriter;
 use crate::Error;
