@@ -46,8 +46,11 @@
 //! **Tables** are per-table generated structs ([`writer`]): a fully partitioned register CAM whose
 //! slots are kept in the interpreter's search order (priority tables: constant entries in source
 //! order, then run-time entries by priority number, ties by insertion; lpm tables: longest total
-//! prefix first, ties by insertion), so the winner is the first matching slot. Maps, counters,
-//! meters and hashes come from the support library in `include/` (`scenic_hls.hpp`).
+//! prefix first, ties by insertion), so the winner is the first matching slot. A table whose keys
+//! are all `exact` and whose size is above 64 slots is a hash in block RAM instead
+//! (`scenic::exact_table`, [`writer::tables_exact`]: 3-cycle lookups at any size, as the timing
+//! model assumes), with the same host write path and statuses. Maps, counters, meters and hashes
+//! come from the support library in `include/` (`scenic_hls.hpp`).
 //!
 //! # Stream kernels (scus on `rdma(qp)` and `tcp(flow)`)
 //!

@@ -1,15 +1,17 @@
 //! Honest limits: what the generated kernel cannot do at line rate on the target device is a
 //! compile error naming the construct, the figure and the limit, never a silent slowdown.
 //!
-//! Checked here: the register bits of all table CAMs (the compared fields) against
-//! [`crate::Options::register_budget_bits`], the on-chip RAM bits of all maps and table payloads
-//! against [`crate::Options::ram_budget_bits`], and `every`
+//! Checked here: the register bits of all table CAMs (the compared fields) and of the stashes of
+//! hashed exact tables against [`crate::Options::register_budget_bits`], the on-chip RAM bits of
+//! all maps, CAM payloads and hashed exact tables (banks and handle table,
+//! [`crate::writer::tables_exact::Geometry::ram_bits`]) against
+//! [`crate::Options::ram_budget_bits`], and `every`
 //! periods shorter than one invocation of `process` (which could then not run them on time). The
 //! header window and the per-packet buffers are checked where they are sized
 //! ([`crate::writer`]), a stream kernel's II and batch buffers in [`crate::writer::stream::plan`];
 //! a cc handler over its cycle budget is E0604 of `scenicc check`.
 
-use crate::writer::ScuWriter;
+use crate::writer::{tables_exact, ScuWriter};
 use crate::Error;
 use scenic_ir::control::type_bits;
 
@@ -25,11 +27,36 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// The on-chip RAM of the tables so far (`ram`, ending with `table`'s) against the budget.
+fn ram_check(w: &ScuWriter<'_>, table: &scenic_ir::program::Table, ram: u64) -> Result<(), Error> {
+    if ram <= w.options.ram_budget_bits {
+        return Ok(());
+    }
+    Err(Error::Limit {
+        scu: w.scu.name.clone(),
+        what: format!(
+            "table `{}` ({} entries hashed in block RAM)",
+            table.name, table.size
+        ),
+        figure: format!(
+            "{} bits of on-chip RAM for the tables so far",
+            thousands(ram)
+        ),
+        limit: format!(
+            "{} bits (Options::ram_budget_bits, {})",
+            thousands(w.options.ram_budget_bits),
+            w.options.part
+        ),
+        span: table.span,
+    })
+}
+
 /// Checks one scu's kernel against the device.
 pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
     // A CAM keeps only what every lookup compares in registers (each key's value and mask or
     // bound, and a used bit); the action, data, rank and handle of a slot sit in block RAM and
-    // are read once the winner is known.
+    // are read once the winner is known. A hashed exact table (writer::tables_exact) keeps its
+    // banks and handle table in block RAM and only its 8-entry stash in registers.
     let mut cam_total = 0u64;
     let mut payload_total = 0u64;
     let mut biggest: Option<(u64, &scenic_ir::program::Table)> = None;
@@ -37,6 +64,13 @@ pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
         let Some(tc) = w.control.tables.get(cranelift_entity::EntityRef::index(t)) else {
             continue;
         };
+        if tables_exact::is_hashed(table, tc) {
+            let g = tables_exact::Geometry::of(tc);
+            cam_total = cam_total.saturating_add(g.register_bits());
+            payload_total = payload_total.saturating_add(g.ram_bits());
+            ram_check(w, table, payload_total)?;
+            continue;
+        }
         let compared: u64 = tc.keys.iter().map(|k| u64::from(k.width) * 2).sum::<u64>() + 1;
         let bits = table.size.saturating_mul(compared);
         let payload = u64::from(tc.record_bits) + 33 + 32 + 1;

@@ -19,6 +19,7 @@ pub mod stmt;
 pub mod stream;
 pub mod stream_stages;
 pub mod tables;
+pub mod tables_exact;
 pub mod top;
 pub mod types;
 

@@ -1,5 +1,7 @@
 //! Tables: per table, a struct holding a fully partitioned register CAM (`tbl_*_t`), its
-//! application (`apply_*`) and its result (`res_*_t`: the action's position and data).
+//! application (`apply_*`) and its result (`res_*_t`: the action's position and data). Exact
+//! tables above [`super::tables_exact::CAM_MAX_SLOTS`] slots are hashed in BRAM instead
+//! ([`super::tables_exact`]), behind the same struct interface.
 //!
 //! The CAM keeps its used slots at the front, in the interpreter's search order
 //! (`scenic_ir::interp::state::TableState`): priority tables rank constant entries by source
@@ -46,7 +48,7 @@ fn key_cols(tc: &TableControl) -> Vec<KeyCols> {
 }
 
 /// First bit of the arguments in a record.
-fn args_lo(tc: &TableControl) -> u32 {
+pub(super) fn args_lo(tc: &TableControl) -> u32 {
     tc.keys
         .iter()
         .map(|k| k.value.width + k.aux.width)
@@ -54,7 +56,7 @@ fn args_lo(tc: &TableControl) -> u32 {
 }
 
 /// Bits of the arguments region (at least 1).
-fn args_bits(tc: &TableControl) -> u32 {
+pub(super) fn args_bits(tc: &TableControl) -> u32 {
     tc.record_bits.saturating_sub(args_lo(tc)).max(1)
 }
 
@@ -82,9 +84,12 @@ pub fn write_types(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     c.blank();
     for (t, table) in &w.scu.tables {
         let tc = control_of(w, t)?;
-        write_table(w, c, t, tc)?;
+        if super::tables_exact::is_hashed(table, tc) {
+            super::tables_exact::write_table(w, c, t, tc)?;
+        } else {
+            write_table(w, c, t, tc)?;
+        }
         write_result(w, c, t);
-        let _ = table;
     }
     Ok(())
 }
