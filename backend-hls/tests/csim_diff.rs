@@ -293,11 +293,30 @@ fn partition_differential() {
 
 #[test]
 fn partition_small_batch_differential() {
-    let path = stream_diff::partition_with_batch("128B");
+    let path = stream_diff::variant("partition.sn", "batch128", &[("batch 64KiB", "batch 128B")]);
     stream_diff::differential(path, 0x9a_0006);
 }
 
 #[test]
 fn xor_cipher_differential() {
     stream_diff::differential("xor_cipher.sn", 0x0c_0005);
+}
+
+#[test]
+fn xor_cipher_every_and_notify_differential() {
+    let path = stream_diff::variant(
+        "xor_cipher.sn",
+        "notify",
+        &[
+            (
+                "    stream(word: bit<512>) {",
+                "    every 1us {\n        notify(arm, messages as bit<32>);\n    }\n\n    stream(word: bit<512>) {",
+            ),
+            (
+                "            messages += 1;\n",
+                "            messages += 1;\n            notify(host, words_ciphered as bit<32>);\n",
+            ),
+        ],
+    );
+    stream_diff::differential(path, 0x0c_0007);
 }

@@ -11,7 +11,9 @@
 //! Every 500 words and at the end: every CSR; at the end: every map cell the run touched.
 //!
 //! partition runs twice: as written (64 KiB batches, so every transfer is a message-end flush)
-//! and with 128-byte batches (two words), so that batches also fill and leave mid-message.
+//! and with 128-byte batches (two words), so that batches also fill and leave mid-message;
+//! xor_cipher as written and with an `every 1us` block and a `notify` per message, so that
+//! notifications from both (compared at the end, in order) and time-driven blocks are covered.
 //!
 //! A mismatch report names the input (word number, flow, message, position in it, keep, last,
 //! time, the word's bytes), the first differing byte, and the source constructs that produce
@@ -92,11 +94,12 @@ fn first_difference(a: &[Vec<u8>], b: &[Vec<u8>]) -> String {
 }
 
 impl Run<'_> {
-    /// `file.sn:LINE` of every statement of the stream kernel (and the functions it calls) that
-    /// `matches`.
+    /// `file.sn:LINE` of every statement of the stream kernel, the `every` blocks and the
+    /// functions that `matches`.
     fn constructs(&self, matches: &dyn Fn(&Stmt) -> bool) -> String {
         let def = &self.module.scus[self.scu];
         let mut bodies: Vec<&scenic_ir::Body> = def.stream.iter().collect();
+        bodies.extend(def.every.iter().map(|e| &e.body));
         bodies.extend(self.module.functions.values().map(|f| &f.body));
         let mut found = Vec::new();
         for body in bodies {
@@ -361,6 +364,38 @@ impl Run<'_> {
     }
 }
 
+impl Run<'_> {
+    /// Every notification (from the stream body and from `every` blocks), in order.
+    fn compare_notifications(&mut self) {
+        let a: Vec<(bool, u32)> = self
+            .interp
+            .notifications
+            .iter()
+            .map(|n| (n.to_arm, n.value))
+            .collect();
+        let b: Vec<(bool, u32)> = self
+            .csim
+            .notifications
+            .iter()
+            .map(|n| (n.to_arm, n.value))
+            .collect();
+        if a != b {
+            let at = (0..a.len().max(b.len()))
+                .find(|i| a.get(*i) != b.get(*i))
+                .unwrap_or(0);
+            let src = self.constructs(&|s| matches!(s, Stmt::Notify(..)));
+            self.mismatches.push(format!(
+                "{}: notifications differ from #{at}: interpreter {} ({:?}), csim {} ({:?})\n  source: notify at {src}",
+                self.name,
+                a.len(),
+                a.get(at),
+                b.len(),
+                b.get(at)
+            ));
+        }
+    }
+}
+
 /// A message: mostly short ones, some long; any length from 1 byte.
 fn message_len(rng: &mut gen::Rng) -> usize {
     match rng.below(10) {
@@ -402,10 +437,13 @@ pub fn differential(name: &'static str, seed: u64) {
     drive(&mut run, &flows);
     run.compare_csrs("at the end");
     run.compare_maps();
+    run.compare_notifications();
     let summary = format!(
-        "{name}: {} words, {} DMA transfers, {} CSR writes, {} map writes, {} mismatches",
+        "{name}: {} words (to t={} ns), {} DMA transfers, {} notifications, {} CSR writes, {} map writes, {} mismatches",
         run.words,
+        run.now,
         run.csim.transfers.len(),
+        run.csim.notifications.len(),
         run.csr_writes,
         run.map_writes,
         run.mismatches.len()
@@ -453,23 +491,18 @@ fn drive(run: &mut Run<'_>, flows: &[u64]) {
     }
 }
 
-/// partition.sn with its outputs batched in `batch` instead of 64 KiB, written to a temporary
-/// file: with 64 KiB batches every transfer of a generated run is a message-end flush, so this
-/// variant makes full batches (sent the moment they fill) happen too.
-pub fn partition_with_batch(batch: &str) -> &'static str {
-    let text = std::fs::read_to_string(common::examples_dir().join("partition.sn")).unwrap();
-    assert!(
-        text.contains("batch 64KiB"),
-        "partition.sn batches in 64 KiB"
-    );
+/// Example `example` with textual `edits` (each `from` must occur), written to a temporary file
+/// named after `tag`; the path, for [`differential`].
+pub fn variant(example: &str, tag: &str, edits: &[(&str, &str)]) -> &'static str {
+    let mut text = std::fs::read_to_string(common::examples_dir().join(example)).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{example} contains {from:?}");
+        text = text.replace(from, to);
+    }
     let dir = std::env::temp_dir().join(format!("scenicc-stream-diff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("partition_batch_{batch}.sn"));
-    std::fs::write(
-        &path,
-        text.replace("batch 64KiB", &format!("batch {batch}")),
-    )
-    .unwrap();
+    let path = dir.join(format!("{}_{tag}.sn", example.trim_end_matches(".sn")));
+    std::fs::write(&path, text).unwrap();
     // `common::load` joins the name to examples/, which keeps an absolute path as it is.
     Box::leak(path.to_string_lossy().into_owned().into_boxed_str())
 }
