@@ -400,3 +400,79 @@ fn exact_flows_differential() {
     assert!(full > 100 && dup > 100 && ok > 4096, "adds: {:?}", d.adds);
     assert!(flows.hits > 1000, "too few flow-table hits: {}", flows.hits);
 }
+
+/// A program with one table keyed on the 5-tuple, of `size` entries and match kind `kind`.
+fn five_tuple_table(size: u64, kind: &str) -> (scenic_ir::Module, scenic_ir::ModuleInfo) {
+    let text = format!(
+        "use std::net::{{ethernet, ipv4, udp}};
+scu t on slow_path {{
+    headers {{ eth: ethernet, ip: ipv4, udp: udp }}
+    parser {{
+        state start {{ extract(eth); extract(ip); extract(udp); accept }}
+    }}
+    action fwd(port: bit<8>) {{ to_network(port); }}
+    table big {{
+        key {{ ip.src: {kind}, ip.dst: {kind}, ip.protocol: {kind}, udp.src_port: {kind}, udp.dst_port: {kind} }}
+        actions {{ fwd }}
+        size {size};
+    }}
+    control {{ big.apply(); }}
+    deparser {{ emit(eth); emit(ip); emit(udp); }}
+}}
+"
+    );
+    let mut session = scenic_frontend::Session::new();
+    session.add_source("big.sn", text);
+    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let info = scenic_ir::Validator::new()
+        .validate(&module)
+        .expect("program validates");
+    (module, info)
+}
+
+#[test]
+fn geometry_of_the_hashed_tables() {
+    use scenic_backend_hls::writer::tables_exact::Geometry;
+    let (_, files) = load();
+    let tables = &files.control.scus[0].tables;
+    let flows = Geometry::of(&tables[0]);
+    // 4096 entries: 2 banks x 512 buckets x 8 ways (50% full), 109-bit keys, 70-bit data.
+    assert_eq!(
+        (flows.buckets, flows.key_bits, flows.data_bits),
+        (512, 109, 70)
+    );
+    assert_eq!(flows.ram_bits(), 8192 * 181 + 4096 * 142);
+    assert_eq!(flows.register_bits(), 8 * (109 + 70 + 18 + 2));
+    let vips = Geometry::of(&tables[1]);
+    assert_eq!((vips.buckets, vips.ram_bits()), (16, 256 * 67 + 80 * 66));
+}
+
+#[test]
+fn hashed_tables_count_against_ram_not_registers() {
+    use scenic_backend_hls::{Error, Options};
+    // 65,536 5-tuples: as a CAM 13.7 M flip-flops (over the U55C's 2.6 M); hashed, 25.9 Mbit of
+    // BRAM (16.6 in the banks, 9.3 in the handle table), within the on-chip RAM budget.
+    let (module, info) = five_tuple_table(65_536, "exact");
+    let files = scenic_backend_hls::write_kernel(&module, &info, &Options::default())
+        .expect("a hashed table fits");
+    assert!(files.kernels[0]
+        .cpp
+        .contains("scenic::exact_table<KW, data_t, 117964> store;"));
+    let small = Options {
+        ram_budget_bits: 10_000_000,
+        ..Options::default()
+    };
+    let err = scenic_backend_hls::write_kernel(&module, &info, &small).unwrap_err();
+    let Error::Limit { what, figure, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        what.contains("table `big` (65536 entries hashed in block RAM)"),
+        "{what}"
+    );
+    assert!(figure.contains("bits of on-chip RAM"), "{figure}");
+    // The same size with ternary keys is a CAM: over the register budget.
+    let (module, info) = five_tuple_table(65_536, "ternary");
+    let err = scenic_backend_hls::write_kernel(&module, &info, &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("register CAM"), "{err}");
+}

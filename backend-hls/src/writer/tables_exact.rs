@@ -5,9 +5,9 @@
 //! **Why 64.** The timing model (`scenic_ir::timing`, docs/timing.md) charges an exact table 3
 //! cycles at any size, and a CAM 3 cycles only up to 64 slots (each 4× more slots adds a level to
 //! its priority tree). Above 64 slots a CAM would make the manifest's latency and II untrue, and
-//! it would spend registers linearly (a 4096-slot 5-tuple CAM: 4096 × 211 compared bits = 864,256
-//! flip-flops, a third of the U55C's); the hash probes two 8-way buckets and an 8-entry stash, 3
-//! cycles and a fixed 24-way compare whatever the size. At ≤ 64 slots the CAM is cheap (≤ 13,504
+//! it would spend registers linearly (a 4096-slot 5-tuple CAM: 4096 × 209 compared bits = 856,064
+//! flip-flops as limits.rs counts them, a third of the U55C's); the hash probes two 8-way buckets and an 8-entry stash, 3
+//! cycles and a fixed 24-way compare whatever the size. At ≤ 64 slots the CAM is cheap (≤ 13,376
 //! flip-flops for a 5-tuple) while any hash costs 2 × 8 key and 2 × 8 payload BRAM arrays.
 //!
 //! **What the generated struct keeps.** The same interface as a CAM struct (`init`, `lookup`,
