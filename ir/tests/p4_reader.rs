@@ -216,6 +216,9 @@ fn a_malformed_annotation_is_e0702_at_its_line() {
     let twice = CSRS.replace(r#"("limit", 1,"#, r#"("mac", 1,"#);
     let (report, _) = compile_source("twice.p4", &twice);
     assert!(report.render_plain().contains("one name or offset"));
+    let gap = CSRS.replace(r#"("seen", 2,"#, r#"("seen", 5,"#);
+    let (report, _) = compile_source("gap.p4", &gap);
+    assert!(report.render_plain().contains("leaves a gap"));
 }
 
 /// Mangled versions of the hand-written router and of the programs above (prefixes, deleted lines,

@@ -17,11 +17,13 @@
 //! shell's inputs (`packet.port`, `packet.len`, `packet.timestamp`, cast to the field's width),
 //! also filled before the parser runs.
 //!
-//! Invariants: CSRs are pushed in ascending annotation offset, so the IR's offsets (positions)
-//! follow the annotation; names and offsets are unique (a repeat is reported, never merged); an
+//! Invariants: CSRs are pushed in ascending annotation offset, and an offset must equal the CSR's
+//! position (the IR's word offset), so a gap is reported rather than silently renumbered; names
+//! and offsets are unique (a repeat is reported, never merged); an
 //! annotation that cannot be read is reported with its span, never guessed at. A register CSR
 //! ignores its index (it has one cell); both run inside one packet, which the host never
-//! interleaves with.
+//! interleaves with. A control instantiated twice shares its annotated CSRs (there is one CSR file
+//! per program).
 
 use super::body::Fx;
 use super::Lw;
@@ -72,6 +74,17 @@ impl Lw<'_> {
                     a.span,
                     "two `@scenic_csr` annotations with one name or offset",
                 );
+                continue;
+            }
+            // The IR's word offset is the CSR's position, so the offsets must be 0, 1, 2, ...
+            let position = self.scu.csrs.len() as u64;
+            if a.offset != position {
+                let what = format!(
+                    "a `@scenic_csr` offset that leaves a gap (offset {}, expected {position}: \
+                     CSR offsets are positions 0, 1, 2, ...)",
+                    a.offset
+                );
+                self.unsupported(a.span, what);
                 continue;
             }
             let width = a.ty.scalar_width(|_| 64).unwrap_or(64);
