@@ -213,8 +213,8 @@ pub fn build(
     Ok(exe)
 }
 
-/// One running testbench.
-struct Tb {
+/// One running testbench (also the cc testbenches of [`crate::cc_sim`]).
+pub(crate) struct Tb {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -222,7 +222,7 @@ struct Tb {
 }
 
 impl Tb {
-    fn spawn(exe: &Path) -> Result<Tb, CsimError> {
+    pub(crate) fn spawn(exe: &Path) -> Result<Tb, CsimError> {
         let stderr_path = std::env::temp_dir().join(format!(
             "scenicc-tb-{}-{:x}.stderr",
             std::process::id(),
@@ -252,7 +252,7 @@ impl Tb {
     }
 
     /// Sends one request line; the answer lines before `done`.
-    fn request(&mut self, line: &str) -> Result<Vec<String>, DeviceError> {
+    pub(crate) fn request(&mut self, line: &str) -> Result<Vec<String>, DeviceError> {
         let protocol = |problem: String| DeviceError::Protocol {
             device: "hls-csim",
             problem,
@@ -320,6 +320,7 @@ pub struct CsimDevice<'m> {
     tbs: Vec<Option<Tb>>,
     handles: HashMap<u64, (ScuId, u16, u32)>,
     next_handle: u64,
+    ccs: crate::cc_sim::CcSim,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
     /// Every DMA transfer of the stream kernels so far, in the order they left (csim/stream.rs).
@@ -356,6 +357,7 @@ impl<'m> CsimDevice<'m> {
             tbs,
             handles: HashMap::new(),
             next_handle: 1,
+            ccs: crate::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
             notifications: Vec::new(),
             transfers: Vec::new(),
         })
@@ -494,7 +496,7 @@ impl Device for CsimDevice<'_> {
                 self.note(scu, &l);
             }
         }
-        Ok(())
+        self.ccs.advance_time(now_ns)
     }
 
     fn packet(
@@ -514,6 +516,7 @@ impl Device for CsimDevice<'_> {
                 }
             }
         }
+        self.ccs.advance_time(now_ns)?;
         let line = format!("packet {port} {now_ns} {}", hex(data));
         let lines = self.tb(scu)?.request(&line)?;
         let mut outputs = Vec::new();
@@ -719,18 +722,12 @@ impl Device for CsimDevice<'_> {
         Ok((status == Some(Status::Ok)).then(|| scenic_ir::control::to_u64(&data)))
     }
 
-    fn set_cc_param(&mut self, _cc: &str, _param: &str, _value: u64) -> Result<bool, DeviceError> {
-        Err(DeviceError::Unsupported {
-            device: "hls-csim",
-            what: "run congestion controllers (not generated yet)",
-        })
+    fn set_cc_param(&mut self, cc: &str, param: &str, value: u64) -> Result<bool, DeviceError> {
+        self.ccs.set_param(cc, param, value)
     }
 
-    fn cc_param(&mut self, _cc: &str, _param: &str) -> Result<Option<u64>, DeviceError> {
-        Err(DeviceError::Unsupported {
-            device: "hls-csim",
-            what: "run congestion controllers (not generated yet)",
-        })
+    fn cc_param(&mut self, cc: &str, param: &str) -> Result<Option<u64>, DeviceError> {
+        self.ccs.param(cc, param)
     }
 
     fn counter(
@@ -761,21 +758,23 @@ impl Device for CsimDevice<'_> {
 
     fn cc_event(
         &mut self,
-        _cc: CcId,
-        _flow: u64,
-        _event: CcEvent,
-        _now_ns: u64,
+        cc: CcId,
+        flow: u64,
+        event: CcEvent,
+        now_ns: u64,
     ) -> Result<(), DeviceError> {
-        Err(DeviceError::Unsupported {
-            device: "hls-csim",
-            what: "run congestion controllers (not generated yet)",
-        })
+        // The scu kernels see the time move too, as the interpreter's `every` blocks do.
+        for i in 0..self.tbs.len() {
+            let scu = cranelift_entity::EntityRef::new(i);
+            let lines = self.tb(scu)?.request(&format!("time {now_ns}"))?;
+            for l in lines {
+                self.note(scu, &l);
+            }
+        }
+        self.ccs.event(cc, flow, event, now_ns)
     }
 
-    fn cc_output(&mut self, _cc: CcId, _flow: u64) -> Result<Option<u64>, DeviceError> {
-        Err(DeviceError::Unsupported {
-            device: "hls-csim",
-            what: "run congestion controllers (not generated yet)",
-        })
+    fn cc_output(&mut self, cc: CcId, flow: u64) -> Result<Option<u64>, DeviceError> {
+        Ok(self.ccs.output(cc, flow))
     }
 }

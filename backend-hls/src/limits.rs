@@ -9,7 +9,8 @@
 //! periods shorter than one invocation of `process` (which could then not run them on time). The
 //! header window and the per-packet buffers are checked where they are sized
 //! ([`crate::writer`]), a stream kernel's II and batch buffers in [`crate::writer::stream::plan`];
-//! a cc handler over its cycle budget is E0604 of `scenicc check`.
+//! a cc's per-flow memory and its handlers' cycles against the `budget` are checked by
+//! [`check_cc`] (a handler over budget is also E0604 of `scenicc check`).
 
 use crate::writer::{tables_exact, ScuWriter};
 use crate::Error;
@@ -137,6 +138,66 @@ pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
                     w.ii, w.options.timing.clock_mhz
                 ),
                 span: crate::writer::body_span(&every.body, w.scu.span),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks one cc's kernel against the device: its per-flow memory (state record, one 64-bit
+/// word per timer or byte counter, a started bit, times `per flow[N]`) against
+/// [`crate::Options::ram_budget_bits`], and every handler's estimated cycles — its latency, and
+/// at least the kernel's II, since an event of any kind occupies the pipeline that long —
+/// against the cc's `budget` (`times`: the handlers' `(part, latency, ii)` in handler order).
+pub fn check_cc(
+    module: &scenic_ir::Module,
+    info: &scenic_ir::ModuleInfo,
+    options: &crate::Options,
+    cc: &scenic_ir::program::Cc,
+    times: &[(String, u32, u32)],
+    ii: u32,
+) -> Result<(), Error> {
+    let state_bits: u64 = cc
+        .state
+        .values()
+        .map(|s| u64::from(type_bits(module, info, &s.ty)))
+        .sum();
+    let timer_bits = 64 * cc.timers.len() as u64;
+    let per_flow = state_bits + timer_bits + 1;
+    let total = cc.flows.saturating_mul(per_flow);
+    if total > options.ram_budget_bits {
+        return Err(Error::Limit {
+            scu: cc.name.clone(),
+            what: format!(
+                "the per-flow state of cc `{}` ({} flows × {per_flow} bits: {state_bits} of state, \
+                 {timer_bits} of timers and byte counters, 1 started bit)",
+                cc.name,
+                thousands(cc.flows)
+            ),
+            figure: format!("{} bits of on-chip RAM", thousands(total)),
+            limit: format!(
+                "{} bits (Options::ram_budget_bits, {})",
+                thousands(options.ram_budget_bits),
+                options.part
+            ),
+            span: cc.span,
+        });
+    }
+    let Some(budget) = cc.budget else {
+        return Ok(());
+    };
+    for (h, (part, latency, _)) in cc.handlers.iter().zip(times) {
+        let cycles = u64::from((*latency).max(ii));
+        if cycles > budget {
+            return Err(Error::Limit {
+                scu: cc.name.clone(),
+                what: format!("handler `{part}` of cc `{}`", cc.name),
+                figure: format!(
+                    "{cycles} cycles per event (latency {latency}, kernel II {ii}, at {} MHz)",
+                    options.timing.clock_mhz
+                ),
+                limit: format!("its budget of {budget} cycles"),
+                span: h.span,
             });
         }
     }

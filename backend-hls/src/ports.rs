@@ -81,6 +81,10 @@ pub enum Role {
     CtrlOut,
     /// The shell's nanosecond clock.
     NowNs,
+    /// Congestion signals for a cc kernel (acks, CNPs, losses, RTT samples, bytes sent).
+    CcEventIn,
+    /// A cc kernel's rate or window updates, per flow.
+    CcUpdateOut,
 }
 
 /// Which Coyote v2 vFPGA interface a port connects to in the generated `vfpga_top.svh`
@@ -109,6 +113,10 @@ pub enum CoyoteBinding {
     CtrlBridge,
     /// Generated glue: a free-running nanosecond counter from `aclk`.
     Clock,
+    /// The transport's congestion signals (SCENIC's RoCE/TCP stacks feed them to a cc).
+    CcSignals,
+    /// The transport's per-flow pacer or window (what a cc's updates set).
+    CcPacer,
 }
 
 /// A bit field of a record port.
@@ -182,6 +190,8 @@ pub fn binding(role: Role) -> CoyoteBinding {
         Role::NotifyOut => CoyoteBinding::Notify,
         Role::CtrlIn | Role::CtrlOut => CoyoteBinding::CtrlBridge,
         Role::NowNs => CoyoteBinding::Clock,
+        Role::CcEventIn => CoyoteBinding::CcSignals,
+        Role::CcUpdateOut => CoyoteBinding::CcPacer,
     }
 }
 
@@ -386,6 +396,71 @@ pub fn top_ports(attach: Attach, ctrl_data_bits: u32) -> Vec<Port> {
         ],
     };
     ports.extend(common(ctrl_data_bits));
+    ports
+}
+
+/// Width of a `cc_event_in` record.
+pub const CC_EVENT_BITS: u32 = 192;
+/// Width of a `cc_update_out` record.
+pub const CC_UPDATE_BITS: u32 = 128;
+
+/// The top-function ports of a congestion controller's kernel (`crate::writer::cc`).
+pub fn cc_ports(ctrl_data_bits: u32) -> Vec<Port> {
+    use Direction::*;
+    let mut ports = vec![
+        record(
+            "cc_event_in",
+            Role::CcEventIn,
+            In,
+            CC_EVENT_BITS,
+            vec![
+                field(
+                    "kind",
+                    0,
+                    8,
+                    "0 tick, 1 ack, 2 cnp, 3 ecn, 4 loss, 5 timeout, 6 rtt, 7 bytes sent",
+                ),
+                field(
+                    "flow",
+                    8,
+                    32,
+                    "the flow's slot, below the cc's `per flow[N]`",
+                ),
+                field("ecn", 40, 1, "ack: the ECN echo"),
+                field(
+                    "value",
+                    64,
+                    64,
+                    "ack: bytes acked; rtt: the sample in ns; sent: bytes",
+                ),
+                field(
+                    "time_ns",
+                    128,
+                    64,
+                    "when the signal happened (timers due by then run first)",
+                ),
+            ],
+            "congestion signals, one record per event, in time order",
+        ),
+        record(
+            "cc_update_out",
+            Role::CcUpdateOut,
+            Out,
+            CC_UPDATE_BITS,
+            vec![
+                field("flow", 0, 32, "the flow's slot"),
+                field("value", 64, 64, "its rate in bit/s or window in bytes"),
+            ],
+            "the flow's output after every handler run and every event",
+        ),
+    ];
+    ports.extend(common(ctrl_data_bits).into_iter().map(|mut p| {
+        if p.role == Role::NowNs {
+            p.doc = "the shell's clock in ns; an invocation without an event fires the timers \
+                     due by then";
+        }
+        p
+    }));
     ports
 }
 

@@ -58,3 +58,13 @@ fn partition_stf() {
 fn xor_cipher_stf() {
     run_stf("xor_cipher.sn");
 }
+
+#[test]
+fn dcqcn_stf() {
+    run_stf("dcqcn.sn");
+}
+
+#[test]
+fn window_cc_stf() {
+    run_stf("window_cc.sn");
+}

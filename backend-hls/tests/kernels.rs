@@ -47,7 +47,7 @@ fn emitted(name: &str) -> String {
     match scenic_backend_hls::write_kernel(&module, &info, &options) {
         Ok(files) => {
             let mut out = String::new();
-            for kernel in &files.kernels {
+            for kernel in files.kernels.iter().chain(&files.ccs) {
                 for (file, text) in kernel.files() {
                     writeln!(out, "// ==== {file} ====").unwrap();
                     out.push_str(text);

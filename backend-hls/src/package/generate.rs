@@ -37,26 +37,24 @@ pub fn build(inputs: &BuildInputs<'_>) -> Result<Package, BuildError> {
     options
         .sources
         .add(inputs.root_file_id, inputs.source_file, inputs.source_text);
-    let generated = if inputs.module.scus.is_empty() {
+    let generated = if inputs.module.scus.is_empty() && inputs.module.ccs.is_empty() {
         Generated::new(Vec::new(), Vec::new())
     } else {
         let files = crate::write_kernel(inputs.module, inputs.info, &options)
             .map_err(BuildError::Backend)?;
-        let kernels = files
-            .kernels
-            .into_iter()
-            .map(|k| KernelText {
-                scu: k.scu,
-                top: k.top,
-                hpp: k.hpp,
-                cpp: k.cpp,
-                tb: k.tb,
-                ports: k.ports,
-                ii: k.ii,
-                window_beats: k.window_beats,
-            })
-            .collect();
-        Generated::new(kernels, files.support)
+        let text = |k: crate::Kernel| KernelText {
+            scu: k.scu,
+            top: k.top,
+            hpp: k.hpp,
+            cpp: k.cpp,
+            tb: k.tb,
+            ports: k.ports,
+            ii: k.ii,
+            window_beats: k.window_beats,
+        };
+        let kernels = files.kernels.into_iter().map(text).collect();
+        let ccs = files.ccs.into_iter().map(text).collect();
+        Generated::new(kernels, files.support).with_ccs(ccs)
     };
     let package_options = PackageOptions {
         timing: options.timing.clone(),

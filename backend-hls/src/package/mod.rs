@@ -7,7 +7,7 @@
 //!   README.md                what is here and what to do next
 //!   hls/
 //!     Makefile               make csim (g++ and AP_TYPES), make xo (Vitis)
-//!     <kernel>/              one per scu: a Coyote HLS kernel directory
+//!     <kernel>/              one per scu and one per cc: a Coyote HLS kernel directory
 //!       <kernel>.cpp .hpp    the kernel; the top function is named like the directory
 //!       <kernel>_tb.cpp      the C-simulation testbench (line protocol on stdin/stdout)
 //!       scenic_*.hpp         the support library, flat beside the kernel
@@ -67,6 +67,8 @@ pub struct KernelText {
 pub struct Generated {
     /// One kernel per scu, in declaration order (empty for a program without scus).
     pub kernels: Vec<KernelText>,
+    /// One kernel per cc, in declaration order (`scu` holds the cc's name).
+    pub ccs: Vec<KernelText>,
     /// Support headers every kernel includes, `(file name, text)`.
     pub support: Vec<(String, String)>,
     /// C-simulation shims, `(file name, text)`.
@@ -90,12 +92,21 @@ impl Generated {
         support.extend(writer_support);
         Generated {
             kernels,
+            ccs: Vec::new(),
             support: support.into_iter().collect(),
             shims: embedded::SHIMS
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
                 .collect(),
         }
+    }
+}
+
+impl Generated {
+    /// The same, with the cc kernels.
+    pub fn with_ccs(mut self, ccs: Vec<KernelText>) -> Generated {
+        self.ccs = ccs;
+        self
     }
 }
 
@@ -178,18 +189,30 @@ impl Package {
             .cloned()
             .zip(attaches.iter().copied())
             .collect();
-        let manifest = build_manifest(module, info, &report, &options, source_text, &kernels)?;
+        let manifest = build_manifest(
+            module,
+            info,
+            &report,
+            &options,
+            source_text,
+            &kernels,
+            &generated.ccs,
+        )?;
         let mut files = BTreeMap::new();
         let mut put = |path: String, text: String| {
             files.insert(path, text.into_bytes());
         };
         put("manifest.json".into(), manifest.to_json_pretty());
-        put("README.md".into(), readme(&manifest, &kernels));
+        put(
+            "README.md".into(),
+            readme(&manifest, &kernels, &generated.ccs),
+        );
         let model =
             serde_json::to_string(module).map_err(|e| PackageError::Model(e.to_string()))?;
         put("model/module.json".into(), model + "\n");
-        if !kernels.is_empty() {
-            let texts: Vec<KernelText> = kernels.iter().map(|(k, _)| k.clone()).collect();
+        let mut texts: Vec<KernelText> = kernels.iter().map(|(k, _)| k.clone()).collect();
+        texts.extend(generated.ccs.iter().cloned());
+        if !texts.is_empty() {
             put("hls/Makefile".into(), scripts::makefile(&texts, &options));
             for k in &texts {
                 let dir = format!("hls/{}", k.top);
@@ -211,6 +234,10 @@ impl Package {
                     put(format!("{dir}/shims/{name}"), text.clone());
                 }
             }
+        }
+        // The cc kernels are not wired into the vFPGA: their signals and pacer are interfaces of
+        // SCENIC's transport, which Coyote v2 does not give user logic (README.md says so).
+        if !kernels.is_empty() {
             let stride_words = manifest.csr_window.stride_bytes / manifest.csr_window.word_bytes;
             let svh = coyote::vfpga_top(&kernels, &manifest.control, stride_words, &options);
             put("coyote/vfpga_top.svh".into(), svh);
@@ -273,6 +300,7 @@ fn build_manifest(
     options: &PackageOptions,
     source_text: &str,
     kernels: &[(KernelText, Attach)],
+    ccs: &[KernelText],
 ) -> Result<Manifest, PackageError> {
     let mut seen: Vec<Attach> = Vec::new();
     let kernels = kernels
@@ -298,8 +326,39 @@ fn build_manifest(
         file: &options.source_file,
         text: source_text,
     };
-    let backend = BackendFacts { kernels };
+    let cc_kernels = ccs
+        .iter()
+        .map(|k| manifest::Kernel {
+            name: k.top.clone(),
+            ip: format!("{}_hls_ip", k.top),
+            pipeline_ii: k.ii,
+            header_window_beats: 0,
+            ports: k
+                .ports
+                .iter()
+                .map(|p| manifest_port(p, cc_binding(p)))
+                .collect(),
+        })
+        .collect();
+    let backend = BackendFacts {
+        kernels,
+        cc_kernels,
+    };
     Ok(Manifest::build(module, info, report, source, &backend)?)
+}
+
+/// Where a cc kernel's port connects: SCENIC's transport, which a Coyote v2 vFPGA does not have.
+fn cc_binding(p: &Port) -> String {
+    use crate::ports::Role;
+    match p.role {
+        Role::CcEventIn => {
+            "SCENIC transport: congestion signals (not a Coyote v2 interface)".into()
+        }
+        Role::CcUpdateOut => "SCENIC transport: per-flow pacer (not a Coyote v2 interface)".into(),
+        Role::CtrlIn | Role::CtrlOut => "SCENIC transport: param registers".into(),
+        Role::NowNs => "ns clock (cycle counter)".into(),
+        _ => "drained".into(),
+    }
 }
 
 /// A unit enum's serde spelling (`axis_packet`), as the ports module serializes it.
@@ -335,16 +394,16 @@ fn manifest_port(p: &Port, coyote: String) -> manifest::Port {
 }
 
 /// `README.md` of a package: what is here and the next steps on a Vitis host.
-fn readme(m: &Manifest, kernels: &[(KernelText, Attach)]) -> String {
+fn readme(m: &Manifest, kernels: &[(KernelText, Attach)], ccs: &[KernelText]) -> String {
     let mut s = format!(
         "# SCU package of `{}`\n\nBuilt by scenicc {} from `{}` (sha256 `{}`). `manifest.json` describes \
          every scu: its kernel and ports, CSR map, tables, maps, counters, meters and timing estimates.\n",
         m.program.name, m.program.compiler_version, m.program.source_file, m.program.source_sha256
     );
-    if kernels.is_empty() {
+    if kernels.is_empty() && ccs.is_empty() {
         s.push_str(
-            "\nThis program has no scu, so there is no HLS kernel: the package holds the manifest and the \
-             model (`model/module.json`) only.\n",
+            "\nThis program has no scu and no cc, so there is no HLS kernel: the package holds the \
+             manifest and the model (`model/module.json`) only.\n",
         );
         return s;
     }
@@ -352,6 +411,13 @@ fn readme(m: &Manifest, kernels: &[(KernelText, Attach)]) -> String {
     for (k, attach) in kernels {
         s.push_str(&format!(
             "- `hls/{0}/` — scu `{1}` ({attach:?}), Coyote IP `{0}_hls_ip`\n",
+            k.top, k.scu
+        ));
+    }
+    for k in ccs {
+        s.push_str(&format!(
+            "- `hls/{0}/` — cc `{1}` (congestion controller), IP `{0}_hls_ip`; its signals and pacer \
+             are SCENIC transport interfaces, so `coyote/vfpga_top.svh` does not instantiate it\n",
             k.top, k.scu
         ));
     }

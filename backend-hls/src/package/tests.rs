@@ -49,6 +49,7 @@ fn generated(module: &Module, info: &ModuleInfo) -> Generated {
         .collect();
     Generated {
         kernels,
+        ccs: Vec::new(),
         support: vec![("scenic_ops.hpp".into(), "// ops\n".into())],
         shims: vec![("hls_stream.h".into(), "// shim\n".into())],
     }

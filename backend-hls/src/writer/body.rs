@@ -48,6 +48,8 @@ pub struct BodyWriter<'w, 'a> {
     pub ctx: Ctx,
     /// Parser states: the cursor in bits where it is known at generation time.
     pub static_cur: Option<u32>,
+    /// In a congestion controller's kernel: the C++ names of its state, params and timers.
+    pub cc: Option<super::cc::CcNames>,
     last_loc: Option<String>,
 }
 
@@ -79,6 +81,7 @@ impl<'w, 'a> BodyWriter<'w, 'a> {
             applies: HashMap::new(),
             ctx,
             static_cur: None,
+            cc: None,
             last_loc: None,
         }
     }

@@ -156,9 +156,14 @@ impl BodyWriter<'_, '_> {
             Expr::Beat(BeatField::Last | BeatField::Keep) | Expr::FlowId => {
                 super::stream::word_expr(self, e)?
             }
-            Expr::CcState(_) | Expr::CcParam(_) => {
-                return Err(self.unsupported_expr("congestion-controller state", e))
-            }
+            Expr::CcState(s) => match &self.cc {
+                Some(cc) => cc.state(*s),
+                None => return Err(self.unsupported_expr("congestion-controller state", e)),
+            },
+            Expr::CcParam(p) => match &self.cc {
+                Some(cc) => cc.param(*p),
+                None => return Err(self.unsupported_expr("congestion-controller state", e)),
+            },
             Expr::Field { base, field } => self.field(*base, *field, &op(0), e)?,
             Expr::Index { .. } => format!("({}).e[{}]", op(0), op(1)),
             Expr::Slice { hi, lo, .. } => {

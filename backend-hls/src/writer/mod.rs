@@ -8,6 +8,8 @@
 //! decoder) and [`top`] (the stages, the top function and the header file).
 
 pub mod body;
+pub mod cc;
+pub mod cc_kernel;
 pub mod ctrl;
 pub mod deparser;
 pub mod every;

@@ -137,9 +137,10 @@ impl BodyWriter<'_, '_> {
             Stmt::Extract(inst) => super::parser::extract(self, *inst)?,
             Stmt::Emit(inst) => super::deparser::emit(self, *inst),
             Stmt::Pass(_) | Stmt::Push(..) => super::stream::word_stmt(self, stmt, span)?,
-            Stmt::Restart(_) => {
-                return Err(self.w.unsupported("congestion-controller timers", span))
-            }
+            Stmt::Restart(t) => match &self.cc {
+                Some(cc) => self.c.line(cc.restart(*t)),
+                None => return Err(self.w.unsupported("congestion-controller timers", span)),
+            },
         }
         Ok(())
     }
@@ -193,9 +194,10 @@ impl BodyWriter<'_, '_> {
                 let h = self.inst_ref(*inst, i);
                 (h, vec![], Type::Header(w.scu.instances[*inst].header))
             }
-            Place::CcState(_) => {
-                return Err(w.unsupported("congestion-controller state", w.scu.span))
-            }
+            Place::CcState(s) => match &self.cc {
+                Some(cc) => (cc.state(*s), vec![], cc.state_ty(*s)),
+                None => return Err(w.unsupported("congestion-controller state", w.scu.span)),
+            },
             Place::Field(base, f) => {
                 let (b, mut guards, ty) = self.place(base)?;
                 match ty {

@@ -75,7 +75,7 @@ impl Manifest {
             .ccs
             .iter()
             .enumerate()
-            .map(|(i, (id, cc))| cx.cc(cc, id, i, timing))
+            .map(|(i, (id, cc))| cx.cc(cc, id, i, timing, backend.cc_kernels.get(i).cloned()))
             .collect();
         Ok(Manifest {
             format_version: FORMAT_VERSION,
@@ -404,6 +404,7 @@ impl Cx<'_> {
         id: crate::entities::CcId,
         index: usize,
         timing: &TimingReport,
+        kernel: Option<Kernel>,
     ) -> CcManifest {
         let info = &self.info.ccs[id];
         let state_bits = info.state_bits;
@@ -436,6 +437,7 @@ impl Cx<'_> {
         CcManifest {
             name: cc.name.clone(),
             index: position(index),
+            kernel,
             flows: cc.flows,
             budget_cycles: cc.budget,
             output: match cc.output.0 {

@@ -290,6 +290,7 @@ fn a_kernel_count_mismatch_is_an_error() {
     };
     let backend = BackendFacts {
         kernels: vec![kernel.clone(), kernel],
+        cc_kernels: Vec::new(),
     };
     let source = Source {
         file: "fw.sn",

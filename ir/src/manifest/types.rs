@@ -457,6 +457,10 @@ pub struct CcManifest {
     pub name: String,
     /// Its position among the program's ccs.
     pub index: u32,
+    /// The HLS kernel built for it (absent when the manifest was built without a backend). Its
+    /// params are the kernel's CSRs: `CsrRead`/`CsrWrite` with target = the param's `index`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<Kernel>,
     /// Number of flows with state.
     pub flows: u64,
     /// Its cycle budget per handler, if declared.
@@ -614,6 +618,8 @@ pub struct CostlyEntry {
 pub struct BackendFacts {
     /// One kernel per scu, in scu order; empty to build a manifest without kernels.
     pub kernels: Vec<Kernel>,
+    /// One kernel per cc, in cc order; empty to build a manifest without them.
+    pub cc_kernels: Vec<Kernel>,
 }
 
 /// The source a manifest describes.

@@ -1,0 +1,233 @@
+//! C-simulation of the congestion controllers: every cc's kernel ([`crate::writer::cc`]) built
+//! with g++ (cached like the scu kernels, [`crate::csim::build`]) and driven through its
+//! testbench ([`crate::testbench_cc`]). [`crate::csim::CsimDevice`] delegates its five cc methods
+//! here.
+//!
+//! What it owns, and why:
+//!
+//! - **Flow slots.** The kernel keeps state for `per flow[N]` slots; the NIC's transport gives
+//!   each flow a slot when it first signals. [`CcSim`] plays that part: a flow id gets the next
+//!   free slot on its first event, and an N+1-th flow is refused (`Unsupported`), where the
+//!   interpreter would keep growing.
+//! - **The pacer's view.** A flow's output is the last `cc_update_out` record the kernel wrote for
+//!   its slot — what the NIC's pacer would hold — never a peek into the kernel's memory; a flow
+//!   without a record has no output yet (`None`, as the interpreter before its first signal).
+//! - **Time.** `advance_time` sends every kernel a tick, so timers fire at the same points as in
+//!   the interpreter (before a param write that follows, for instance); an event for one cc ticks
+//!   the others first, as the interpreter's `cc_event` advances every cc's timers.
+//!
+//! Params are the kernel's CSRs (`CsrRead`/`CsrWrite`, target = the param's position).
+
+use crate::csim::{build, CsimError, Tb};
+use crate::writer::cc::kind;
+use crate::KernelFiles;
+use cranelift_entity::EntityRef;
+use num_bigint::BigUint;
+use scenic_ir::control::{Op, Status};
+use scenic_ir::entities::CcId;
+use scenic_ir::interp::cc::CcEvent;
+use scenic_ir::sim::device::DeviceError;
+use scenic_ir::Module;
+use std::collections::HashMap;
+use std::path::Path;
+
+const DEVICE: &str = "hls-csim";
+
+fn protocol(problem: String) -> DeviceError {
+    DeviceError::Protocol {
+        device: DEVICE,
+        problem,
+    }
+}
+
+/// One cc's running kernel.
+struct CcTb {
+    name: String,
+    params: Vec<String>,
+    flows: u64,
+    data_bits: u32,
+    tb: Tb,
+    slots: HashMap<u64, u32>,
+    outputs: HashMap<u32, u64>,
+}
+
+impl CcTb {
+    /// Sends one line and records the updates it produced.
+    fn request(&mut self, line: &str) -> Result<Vec<String>, DeviceError> {
+        let lines = self.tb.request(line)?;
+        let mut rest = Vec::new();
+        for l in lines {
+            let mut parts = l.split_whitespace();
+            match parts.next() {
+                Some("update") => {
+                    let slot = parts.next().and_then(|s| s.parse::<u32>().ok());
+                    let value = parts.next().and_then(|s| s.parse::<u64>().ok());
+                    match (slot, value) {
+                        (Some(slot), Some(value)) => {
+                            self.outputs.insert(slot, value);
+                        }
+                        _ => return Err(protocol(format!("bad update line `{l}`"))),
+                    }
+                }
+                Some("notify") => {}
+                _ => rest.push(l),
+            }
+        }
+        Ok(rest)
+    }
+
+    fn ctrl(&mut self, op: Op, target: usize, value: u64) -> Result<(Status, u64), DeviceError> {
+        let line = format!("ctrl {} {target} 0 {value:x}", op as u8);
+        let lines = self.request(&line)?;
+        for l in &lines {
+            let mut parts = l.split_whitespace();
+            if parts.next() == Some("resp") {
+                let status = parts
+                    .next()
+                    .and_then(|s| s.parse::<u8>().ok())
+                    .and_then(Status::from_code);
+                let data = parts
+                    .next()
+                    .and_then(|d| BigUint::parse_bytes(d.as_bytes(), 16))
+                    .unwrap_or_default();
+                let data = scenic_ir::control::low_bits(&data, self.data_bits.min(64));
+                if let Some(status) = status {
+                    return Ok((status, scenic_ir::control::to_u64(&data)));
+                }
+            }
+        }
+        Err(protocol(format!(
+            "no response to `{line}` from cc `{}`",
+            self.name
+        )))
+    }
+}
+
+/// Every cc of a module, C-simulated.
+pub struct CcSim {
+    ccs: Vec<CcTb>,
+}
+
+/// The record fields of a signal: kind, ecn, value.
+fn encode(event: CcEvent) -> (u8, u8, u64) {
+    match event {
+        CcEvent::Ack { bytes, ecn } => (kind::ACK, u8::from(ecn), bytes),
+        CcEvent::Cnp => (kind::CNP, 0, 0),
+        CcEvent::Ecn => (kind::ECN, 0, 0),
+        CcEvent::Loss => (kind::LOSS, 0, 0),
+        CcEvent::Timeout => (kind::TIMEOUT, 0, 0),
+        CcEvent::Rtt(ns) => (kind::RTT, 0, ns),
+        CcEvent::Sent(bytes) => (kind::SENT, 0, bytes),
+    }
+}
+
+impl CcSim {
+    /// Builds (or reuses) every cc kernel of `files` and starts its testbench.
+    pub fn new(
+        module: &Module,
+        files: &KernelFiles,
+        ap_types: &Path,
+        extra_flags: &[&str],
+    ) -> Result<CcSim, CsimError> {
+        let mut ccs = Vec::new();
+        for (kernel, cc) in files.ccs.iter().zip(module.ccs.values()) {
+            let exe = build(kernel, &files.support, ap_types, extra_flags)?;
+            ccs.push(CcTb {
+                name: cc.name.clone(),
+                params: cc.params.values().map(|p| p.name.clone()).collect(),
+                flows: cc.flows,
+                data_bits: files.control.data_bits,
+                tb: Tb::spawn(&exe)?,
+                slots: HashMap::new(),
+                outputs: HashMap::new(),
+            });
+        }
+        Ok(CcSim { ccs })
+    }
+
+    fn by_name(&mut self, name: &str) -> Option<&mut CcTb> {
+        self.ccs.iter_mut().find(|c| c.name == name)
+    }
+
+    /// Moves every kernel's time to `now_ns` (their due timers fire).
+    pub fn advance_time(&mut self, now_ns: u64) -> Result<(), DeviceError> {
+        for cc in &mut self.ccs {
+            cc.request(&format!("time {now_ns}"))?;
+        }
+        Ok(())
+    }
+
+    /// Delivers a signal for `flow` of cc `id` at `now_ns`.
+    pub fn event(
+        &mut self,
+        id: CcId,
+        flow: u64,
+        event: CcEvent,
+        now_ns: u64,
+    ) -> Result<(), DeviceError> {
+        for (i, cc) in self.ccs.iter_mut().enumerate() {
+            if i != id.index() {
+                cc.request(&format!("time {now_ns}"))?;
+            }
+        }
+        let cc = self
+            .ccs
+            .get_mut(id.index())
+            .ok_or(DeviceError::Unsupported {
+                device: DEVICE,
+                what: "signal a cc that has no kernel",
+            })?;
+        let next = cc.slots.len() as u64;
+        let slot = match cc.slots.get(&flow) {
+            Some(s) => *s,
+            None if next < cc.flows && next <= u64::from(u32::MAX) => {
+                cc.slots.insert(flow, next as u32);
+                next as u32
+            }
+            None => {
+                return Err(DeviceError::Unsupported {
+                    device: DEVICE,
+                    what: "signal more flows than the cc's `per flow[N]` slots",
+                })
+            }
+        };
+        let (k, ecn, value) = encode(event);
+        cc.request(&format!("event {k} {slot} {ecn} {value} {now_ns}"))?;
+        Ok(())
+    }
+
+    /// A flow's rate or window: the last update its slot received.
+    pub fn output(&self, id: CcId, flow: u64) -> Option<u64> {
+        let cc = self.ccs.get(id.index())?;
+        let slot = cc.slots.get(&flow)?;
+        cc.outputs.get(slot).copied()
+    }
+
+    /// Writes a param; whether the cc and the param exist.
+    pub fn set_param(&mut self, cc: &str, param: &str, value: u64) -> Result<bool, DeviceError> {
+        let Some(tb) = self.by_name(cc) else {
+            return Ok(false);
+        };
+        let Some(target) = tb.params.iter().position(|p| p == param) else {
+            return Ok(false);
+        };
+        match tb.ctrl(Op::CsrWrite, target, value)?.0 {
+            Status::Ok => Ok(true),
+            other => Err(protocol(format!(
+                "writing param `{cc}.{param}`: status {other:?}"
+            ))),
+        }
+    }
+
+    /// Reads a param.
+    pub fn param(&mut self, cc: &str, param: &str) -> Result<Option<u64>, DeviceError> {
+        let Some(tb) = self.by_name(cc) else {
+            return Ok(None);
+        };
+        let Some(target) = tb.params.iter().position(|p| p == param) else {
+            return Ok(None);
+        };
+        let (status, value) = tb.ctrl(Op::CsrRead, target, 0)?;
+        Ok((status == Status::Ok).then_some(value))
+    }
+}

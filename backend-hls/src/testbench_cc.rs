@@ -1,0 +1,188 @@
+//! The C-simulation testbench of a cc kernel (`<top>_tb.cpp`): links the kernel and speaks a line
+//! protocol on stdin/stdout, like the scu testbench ([`crate::testbench`]), so that
+//! [`crate::cc_sim::CcSim`] (or a person) can drive it.
+//!
+//! One request per line; every answer ends with `done`:
+//!
+//! - `time <ns>`: sets `now_ns` and runs the kernel once without an event (the timers due by then
+//!   fire) → `update <flow> <value>`* `notify <to_arm> <value>`* `done`
+//! - `event <kind> <flow> <ecn> <value> <time_ns>`: one `cc_event_in` record (kinds as
+//!   [`crate::writer::cc::kind`]; `value` is the acked or sent bytes or the RTT sample in ns),
+//!   then one run of the kernel → `update <flow> <value>`* `notify ...`* `done`
+//! - `ctrl <op> <target> <index> <hexdata>`: one control request → `resp <status> <hexdata>` `done`
+//! - `quit`
+//!
+//! Updates come in the order the kernel wrote them; the last one of a flow is its output.
+//! Numbers are decimal, control data hexadecimal. Malformed input gives `error <message>` then
+//! `done`, never a crash.
+
+use crate::writer::cc::CcWriter;
+
+const TB: &str = r#"#include <iostream>
+#include <sstream>
+#include <string>
+
+using namespace @NS@;
+
+static hls::stream<ap_uint<192> > cc_event_in("cc_event_in");
+static hls::stream<ap_uint<128> > cc_update_out("cc_update_out");
+static hls::stream<ap_uint<64> > notify_out("notify_out");
+static hls::stream<ctrl_req_t> ctrl_in("ctrl_in");
+static hls::stream<ctrl_resp_t> ctrl_out("ctrl_out");
+static ap_uint<64> now = 0;
+
+static void run() {
+    @TOP@(cc_event_in, cc_update_out, notify_out, ctrl_in, ctrl_out, now);
+}
+
+static int nibble(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool parse_u64(const std::string& s, unsigned long long& v) {
+    if (s.empty() || s.size() > 20) return false;
+    v = 0;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        unsigned long long d = (unsigned long long)(s[i] - '0');
+        if (v > (18446744073709551615ULL - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    return true;
+}
+
+template <int W>
+static bool parse_wide(const std::string& s, ap_uint<W>& v) {
+    v = 0;
+    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
+    for (size_t i = 0; i < s.size(); i++) {
+        int n = nibble(s[i]);
+        if (n < 0) return false;
+        v = (v << 4) | ap_uint<W>(n);
+    }
+    return true;
+}
+
+template <int W>
+static std::string hex_wide(const ap_uint<W>& v) {
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
+        int lo = 4 * i;
+        int hi = lo + 3 < W ? lo + 3 : W - 1;
+        int n = int(ap_uint<4>(v.range(hi, lo)));
+        if (s.empty() && n == 0) continue;
+        s += digits[n];
+    }
+    return s.empty() ? "0" : s;
+}
+
+// Everything the kernel wrote: updates, then notifications.
+static void drain() {
+    while (!cc_update_out.empty()) {
+        ap_uint<128> u = cc_update_out.read();
+        std::cout << "update " << (unsigned long long)u.range(31, 0) << " "
+                  << (unsigned long long)u.range(127, 64) << "\n";
+    }
+    while (!notify_out.empty()) {
+        ap_uint<64> r = notify_out.read();
+        std::cout << "notify " << (unsigned)r[32] << " " << (unsigned long long)r.range(31, 0) << "\n";
+    }
+}
+
+static void event(std::istringstream& in) {
+    std::string k_s, f_s, e_s, v_s, t_s;
+    unsigned long long k = 0, f = 0, e = 0, v = 0, t = 0;
+    if (!(in >> k_s >> f_s >> e_s >> v_s >> t_s) || !parse_u64(k_s, k) || k > 7 ||
+        !parse_u64(f_s, f) || f >= (unsigned long long)FLOWS || !parse_u64(e_s, e) || e > 1 ||
+        !parse_u64(v_s, v) || !parse_u64(t_s, t)) {
+        std::cout << "error usage: event <kind 0-7> <flow 0-" << FLOWS - 1
+                  << "> <ecn 0|1> <value> <time_ns>\n";
+        return;
+    }
+    ap_uint<192> r = 0;
+    r.range(7, 0) = k;
+    r.range(39, 8) = f;
+    r[40] = e;
+    r.range(127, 64) = v;
+    r.range(191, 128) = t;
+    cc_event_in.write(r);
+    run();
+    drain();
+}
+
+static void time_cmd(std::istringstream& in) {
+    std::string t_s;
+    unsigned long long t = 0;
+    if (!(in >> t_s) || !parse_u64(t_s, t)) {
+        std::cout << "error usage: time <ns>\n";
+        return;
+    }
+    now = t;
+    run();
+    drain();
+}
+
+static void ctrl(std::istringstream& in) {
+    std::string op_s, target_s, index_s, data_s;
+    unsigned long long op = 0, target = 0, index = 0;
+    ap_uint<CTRL_DATA_BITS> data = 0;
+    if (!(in >> op_s >> target_s >> index_s >> data_s) || !parse_u64(op_s, op) || op > 255 ||
+        !parse_u64(target_s, target) || target > 65535 || !parse_u64(index_s, index) ||
+        index > 4294967295ULL || !parse_wide(data_s, data)) {
+        std::cout << "error usage: ctrl <op> <target> <index> <hexdata>\n";
+        return;
+    }
+    ctrl_req_t req = 0;
+    req.range(CTRL_DATA_BITS - 1, 0) = data;
+    req.range(CTRL_DATA_BITS + 31, CTRL_DATA_BITS) = index;
+    req.range(CTRL_DATA_BITS + 47, CTRL_DATA_BITS + 32) = target;
+    req.range(CTRL_DATA_BITS + 55, CTRL_DATA_BITS + 48) = op;
+    ctrl_in.write(req);
+    run();
+    if (ctrl_out.empty()) {
+        std::cout << "error the kernel did not answer the control request\n";
+        return;
+    }
+    ctrl_resp_t resp = ctrl_out.read();
+    ap_uint<CTRL_DATA_BITS> out = resp.range(CTRL_DATA_BITS - 1, 0);
+    std::cout << "resp " << (unsigned)resp.range(CTRL_DATA_BITS + 7, CTRL_DATA_BITS) << " "
+              << hex_wide(out) << "\n";
+    drain();
+}
+
+int main() {
+    std::ios::sync_with_stdio(false);
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        std::istringstream in(line);
+        std::string cmd;
+        if (!(in >> cmd)) {
+            std::cout << "error empty line\ndone" << std::endl;
+            continue;
+        }
+        if (cmd == "quit") break;
+        if (cmd == "event") event(in);
+        else if (cmd == "time") time_cmd(in);
+        else if (cmd == "ctrl") ctrl(in);
+        else std::cout << "error unknown command `" << cmd << "`\n";
+        std::cout << "done" << std::endl;
+    }
+    return 0;
+}
+"#;
+
+/// Writes the testbench of a cc kernel.
+pub fn write(cw: &CcWriter<'_, '_>) -> String {
+    let head = format!(
+        "// {}_tb.cpp: C-simulation testbench of cc `{}` ({}), generated by scenicc. Do not edit.\n\
+         // Line protocol: see backend-hls/src/testbench_cc.rs.\n#include \"{}.hpp\"\n",
+        cw.w.names.top, cw.cc.name, cw.w.module.source_name, cw.w.names.top
+    );
+    head + &TB
+        .replace("@NS@", &cw.w.names.ns)
+        .replace("@TOP@", &cw.w.names.top)
+}
