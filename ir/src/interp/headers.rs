@@ -69,6 +69,16 @@ struct Inst {
     stack: bool,
 }
 
+/// Where a field of a plain (non-stack) instance is, resolved when code is compiled
+/// ([`HeaderStore::locate`]) so that a read goes straight to its slot.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FieldLoc {
+    slot: usize,
+    field: usize,
+    offset: usize,
+    width: u32,
+}
+
 /// Why an extraction failed (the parser error it raises).
 pub type ExtractError = &'static str;
 
@@ -165,6 +175,40 @@ impl HeaderStore {
                 .cloned()
                 .unwrap_or_else(|| Bits::zero(width)),
             Src::Zero => Bits::zero(width),
+        }
+    }
+
+    /// Where field `f` of plain instance `inst` is, in every store made by [`HeaderStore::new`]
+    /// for the same scu (the layout depends only on the scu); `None` for a stack or a field that
+    /// does not exist.
+    pub(crate) fn locate(&self, inst: InstId, f: u32) -> Option<FieldLoc> {
+        let info = self.insts.get(inst.index())?;
+        if info.stack {
+            return None;
+        }
+        let &(offset, width) = self.layouts.get(info.layout)?.fields.get(f as usize)?;
+        Some(FieldLoc {
+            slot: info.first,
+            field: f as usize,
+            offset,
+            width,
+        })
+    }
+
+    /// The field at `loc` (see [`HeaderStore::field`]).
+    #[inline]
+    pub(crate) fn field_at(&self, data: &[u8], loc: FieldLoc) -> Bits {
+        match self.slots.get(loc.slot) {
+            Some(slot) if slot.valid => match slot.src {
+                Src::Wire(base) => read_bits(data, base + loc.offset, loc.width),
+                Src::Owned => slot
+                    .fields
+                    .get(loc.field)
+                    .cloned()
+                    .unwrap_or_else(|| Bits::zero(loc.width)),
+                Src::Zero => Bits::zero(loc.width),
+            },
+            _ => Bits::zero(loc.width),
         }
     }
 

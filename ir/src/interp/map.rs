@@ -5,6 +5,12 @@
 //! recent first), so a use moves an entry to the front and eviction takes the back, both O(1)
 //! with one hash lookup per operation.
 //!
+//! Layout, for speed (a map of thousands of entries does not stay in cache between packets, so
+//! the cost of an access is its cache misses): keys of at most [`NARROW`] bits are indexed by a
+//! `u128` that packs the width above the value (32-byte buckets instead of 48 for a [`Bits`]),
+//! and the recency links live in their own array of 8-byte pairs, so that moving an entry to the
+//! front touches its neighbours' links, not their whole slots.
+//!
 //! Semantics (`docs/interpreter.md`): `get` of an absent key gives nothing (the caller supplies
 //! the value type's zero); `insert` replaces a present key's value and never fails then; on a new
 //! key it fails when a `hash` map is full, evicts the least recently used entry when an
@@ -12,8 +18,10 @@
 //! an `array` key at or above the size. `remove` reports whether the key was present (an `array`
 //! cell is zeroed, i.e. forgotten).
 //!
-//! Invariants: `index` and the occupied slots are in one-to-one correspondence; in an `lru_hash`
-//! map every occupied slot is on the list exactly once, and free slots are on no list.
+//! Invariants: the index (`narrow` and `wide` together) and the occupied slots are in one-to-one
+//! correspondence, a key being in `narrow` exactly when its width is at most [`NARROW`]; `links`
+//! has one pair per slot; in an `lru_hash` map every occupied slot is on the list exactly once,
+//! and free slots are on no list.
 
 use super::bits::Bits;
 use super::hash::FastMap;
@@ -23,11 +31,26 @@ use crate::program::MapKind;
 /// No slot (the ends of the recency list).
 const NIL: u32 = u32::MAX;
 
+/// Keys up to this width are indexed by a packed `u128` (value below bit 120, width above).
+const NARROW: u32 = 120;
+
+/// The packed index key of a narrow key: distinct for distinct (width, value) pairs, as `Bits`
+/// equality is.
+#[inline]
+fn packed(key: &Bits) -> Option<u128> {
+    let w = key.width();
+    (w <= NARROW).then(|| key.to_u128() | (u128::from(w) << NARROW))
+}
+
 #[derive(Clone, Debug)]
 struct Slot {
     key: Bits,
     value: Value,
-    /// Neighbours on the recency list (`lru_hash` maps only).
+}
+
+/// Neighbours on the recency list: previous (more recent) and next (less recent).
+#[derive(Clone, Copy, Debug)]
+struct Link {
     prev: u32,
     next: u32,
 }
@@ -37,8 +60,10 @@ struct Slot {
 pub struct MapState {
     kind: MapKind,
     size: u64,
-    index: FastMap<Bits, u32>,
+    narrow: FastMap<u128, u32>,
+    wide: FastMap<Bits, u32>,
     slots: Vec<Slot>,
+    links: Vec<Link>,
     free: Vec<u32>,
     /// Most and least recently used slots (`lru_hash` maps only).
     head: u32,
@@ -53,8 +78,10 @@ impl MapState {
         MapState {
             kind,
             size,
-            index: FastMap::default(),
+            narrow: FastMap::default(),
+            wide: FastMap::default(),
             slots: Vec::new(),
+            links: Vec::new(),
             free: Vec::new(),
             head: NIL,
             tail: NIL,
@@ -62,17 +89,25 @@ impl MapState {
         }
     }
 
+    /// The slot of `key`, if present.
+    #[inline]
+    fn find(&self, key: &Bits) -> Option<u32> {
+        match packed(key) {
+            Some(k) => self.narrow.get(&k).copied(),
+            None => self.wide.get(key).copied(),
+        }
+    }
+
     /// Takes slot `i` off the recency list.
     fn unlink(&mut self, i: u32) {
-        let (prev, next) = match self.slots.get(i as usize) {
-            Some(s) => (s.prev, s.next),
-            None => return,
+        let Some(&Link { prev, next }) = self.links.get(i as usize) else {
+            return;
         };
-        match self.slots.get_mut(prev as usize) {
+        match self.links.get_mut(prev as usize) {
             Some(p) => p.next = next,
             None => self.head = next,
         }
-        match self.slots.get_mut(next as usize) {
+        match self.links.get_mut(next as usize) {
             Some(n) => n.prev = prev,
             None => self.tail = prev,
         }
@@ -81,11 +116,13 @@ impl MapState {
     /// Puts slot `i` (not on the list) at the front of the recency list.
     fn push_front(&mut self, i: u32) {
         let old = self.head;
-        if let Some(s) = self.slots.get_mut(i as usize) {
-            s.prev = NIL;
-            s.next = old;
+        if let Some(l) = self.links.get_mut(i as usize) {
+            *l = Link {
+                prev: NIL,
+                next: old,
+            };
         }
-        match self.slots.get_mut(old as usize) {
+        match self.links.get_mut(old as usize) {
             Some(h) => h.prev = i,
             None => self.tail = i,
         }
@@ -109,7 +146,7 @@ impl MapState {
     /// `get` without copying the value.
     #[inline]
     pub fn get_ref(&mut self, key: &Bits) -> Option<&Value> {
-        let i = *self.index.get(key)?;
+        let i = self.find(key)?;
         self.touch(i);
         self.slots.get(i as usize).map(|s| &s.value)
     }
@@ -118,7 +155,7 @@ impl MapState {
     pub fn contains(&self, key: &Bits) -> bool {
         match self.kind {
             MapKind::Array => key.to_u128() < u128::from(self.size),
-            _ => self.index.contains_key(key),
+            _ => self.find(key).is_some(),
         }
     }
 
@@ -138,14 +175,14 @@ impl MapState {
             self.failed_inserts += 1;
             return false;
         }
-        if let Some(&i) = self.index.get(key) {
+        if let Some(i) = self.find(key) {
             self.touch(i);
             if let Some(s) = self.slots.get_mut(i as usize) {
                 write(&mut s.value);
             }
             return true;
         }
-        let full = self.index.len() as u64 >= self.size;
+        let full = self.len() as u64 >= self.size;
         if full && (self.kind != MapKind::LruHash || !self.evict()) {
             self.failed_inserts += 1;
             return false;
@@ -173,13 +210,18 @@ impl MapState {
                 self.slots.push(Slot {
                     key: key.clone(),
                     value: Value::Unit,
+                });
+                self.links.push(Link {
                     prev: NIL,
                     next: NIL,
                 });
                 (self.slots.len() - 1) as u32
             }
         };
-        self.index.insert(key.clone(), i);
+        match packed(key) {
+            Some(k) => self.narrow.insert(k, i),
+            None => self.wide.insert(key.clone(), i),
+        };
         i
     }
 
@@ -194,7 +236,10 @@ impl MapState {
 
     /// `remove`: whether the key was present (array maps zero the cell).
     pub fn remove(&mut self, key: &Bits) -> bool {
-        let found = self.index.remove(key);
+        let found = match packed(key) {
+            Some(k) => self.narrow.remove(&k),
+            None => self.wide.remove(key),
+        };
         if let Some(i) = found {
             if self.kind == MapKind::LruHash {
                 self.unlink(i);
@@ -212,12 +257,12 @@ impl MapState {
 
     /// Number of stored entries.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.narrow.len() + self.wide.len()
     }
 
     /// Whether the map holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.len() == 0
     }
 }
 

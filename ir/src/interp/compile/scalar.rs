@@ -13,6 +13,7 @@ use super::{Compiler, Scalar};
 use crate::body::{BeatField, BinaryOp, Expr, PacketField};
 use crate::entities::*;
 use crate::interp::bits::{read_bits, Bits};
+use crate::interp::headers::HeaderStore;
 use crate::interp::ops::{self, Kernel};
 use crate::interp::{context::Cx, intrinsics};
 use cranelift_entity::EntityRef;
@@ -169,6 +170,20 @@ impl Compiler<'_> {
             Some(p) => p.headers.field(p.data, inst, i, field),
             None => Bits::zero(1),
         };
+        // A plain instance's field in the running scu's store: its slot, offset and width are
+        // resolved now (the store's layout depends only on the scu).
+        let located = match (index, self.scu) {
+            (None, Some(scu)) => HeaderStore::new(self.module, scu).locate(inst, field),
+            _ => None,
+        };
+        if let Some(loc) = located {
+            return Box::new(move |cx| {
+                Ok(match &cx.pkt {
+                    Some(p) => p.headers.field_at(p.data, loc),
+                    None => Bits::zero(1),
+                })
+            });
+        }
         match index {
             None => Box::new(move |cx| Ok(read(cx, 0))),
             Some(_) => {
