@@ -67,15 +67,17 @@
 //!   `push` with loops unrolled. Passed words leave on `pass_out` with the input's `keep` and
 //!   `last`; pushed words go to `dma` in push order, followed by a flush marker after a message's
 //!   last word.
-//! - `dma` owns one on-chip batch buffer per output element (`batch / 64` words; 1 for an
-//!   unbatched output). A full buffer leaves at once as one transfer on `push_out` (a beat per
-//!   word, `last` on the final one, a `push_out_meta` record per beat); the flush marker sends
-//!   every partly filled buffer: the interpreter's batching, transfer for transfer.
+//! - `dma` owns two on-chip banks of `batch / 64` words per output element (1 word for an
+//!   unbatched output): one fills while the other is sent, one beat and one pushed word per
+//!   invocation, so sending a batch never stalls `words`. A full bank is one transfer on
+//!   `push_out` (a beat per word, `last` on the final one, a `push_out_meta` record per beat);
+//!   the flush marker queues every partly filled bank: the interpreter's batching, transfer for
+//!   transfer.
 //!
 //! Honest limits of a stream kernel ([`writer::stream::plan`]): a body the timing analysis cannot
 //! schedule at II 1 (typically an unrolled loop whose copies chain through one map or CSR) is an
 //! [`Error::Limit`] naming the object and the II, at the span where the dependency closes; so are
-//! more than 256 words passed or pushed per input word, and batch buffers over
+//! more than 256 words passed or pushed per input word, and batch buffers (two banks each) over
 //! [`Options::ram_budget_bits`]. A batch that is not a whole number of words, and per-packet code
 //! (a parser or control) in an rdma/tcp scu, are [`Error::Unsupported`].
 //!

@@ -297,6 +297,13 @@ fn partition_small_batch_differential() {
     stream_diff::differential(path, 0x9a_0006);
 }
 
+/// One word per transfer: every push queues a bank, so pushes wait for banks being sent.
+#[test]
+fn partition_word_batch_differential() {
+    let path = stream_diff::variant("partition.sn", "batch64", &[("batch 64KiB", "batch 64B")]);
+    stream_diff::differential(path, 0x9a_0008);
+}
+
 #[test]
 fn xor_cipher_differential() {
     stream_diff::differential("xor_cipher.sn", 0x0c_0005);

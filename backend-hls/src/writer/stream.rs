@@ -13,7 +13,8 @@
 //! timing analysis cannot schedule at II 1 is an [`Error::Limit`]); `wd.npass <= MAX_PASS` and
 //! `wd.npush <= MAX_PUSH` always hold, because both bounds come from [`Tally`] over the body with
 //! every `for` loop counted unrolled; DMA slot `k` is element `k - base(out)` of output `out`,
-//! slots numbered in declaration order; every batch is a whole number of 64-byte words.
+//! slots numbered in declaration order; every batch is a whole number of 64-byte words, and two
+//! banks of it per slot fit in [`Options::ram_budget_bits`].
 
 use super::body::BodyWriter;
 use super::names::Names;
@@ -52,19 +53,10 @@ pub struct StreamPlan {
     pub max_push: u32,
     /// Every DMA slot, outputs in declaration order, elements in order.
     pub slots: Vec<Slot>,
-    /// Where each output's first slot is.
-    pub out_base: Vec<u32>,
-    /// Words in all batch buffers together.
+    /// Words in one bank of every slot together (the kernel keeps two banks per slot).
     pub buffer_words: u32,
     /// The II the stream body was scheduled at (1, or an error).
     pub ii: u32,
-}
-
-impl StreamPlan {
-    /// The most words one transfer holds.
-    pub fn max_slot_words(&self) -> u32 {
-        self.slots.iter().map(|s| s.words).max().unwrap_or(1).max(1)
-    }
 }
 
 fn limit(scu: &Scu, what: String, figure: String, limit: String, span: Span) -> Error {
@@ -90,7 +82,6 @@ pub fn plan(
             max_pass: 1,
             max_push: 1,
             ii: 1,
-            out_base: vec![0; scu.outs.len()],
             ..StreamPlan::default()
         });
     };
@@ -154,13 +145,14 @@ fn slots(scu: &Scu, options: &Options, plan: &mut StreamPlan) -> Result<(), Erro
             });
         }
         let count = out.count.unwrap_or(1);
-        let bits = u64::from(count).saturating_mul(batch).saturating_mul(8);
+        // Two banks per element: one fills while the other is sent.
+        let bits = u64::from(count).saturating_mul(batch).saturating_mul(16);
         total_bits = total_bits.saturating_add(bits);
-        if total_bits > options.ram_budget_bits || batch / 64 > u64::from(u32::MAX / 4) {
+        if total_bits > options.ram_budget_bits {
             return Err(limit(
                 scu,
                 format!(
-                    "the batch buffers of output `{}` ({count} x {batch} bytes, on-chip)",
+                    "the batch buffers of output `{}` ({count} x 2 banks x {batch} bytes, on-chip)",
                     out.name
                 ),
                 format!("{total_bits} bits for all batch buffers"),
@@ -171,7 +163,6 @@ fn slots(scu: &Scu, options: &Options, plan: &mut StreamPlan) -> Result<(), Erro
                 scu.span,
             ));
         }
-        plan.out_base.push(plan.slots.len() as u32);
         for element in 0..count {
             plan.slots.push(Slot {
                 out: k as u32,
@@ -226,7 +217,8 @@ pub fn write_scu(
     crate::limits::check(&w)?;
     let hpp = super::top::write_hpp(&w);
     let cpp = super::stream_stages::write_cpp(&w, &plan)?;
-    let tb = crate::testbench::stream::write(&w);
+    let quiet = plan.max_push + plan.slots.len().max(1) as u32 + 4;
+    let tb = crate::testbench::stream::write(&w, quiet);
     Ok(Kernel {
         scu: scu.name.clone(),
         top: w.names.top.clone(),

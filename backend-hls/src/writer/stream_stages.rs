@@ -7,14 +7,19 @@
 //!   `word_in_meta`), runs the stream body once (`PIPELINE II=1`: loops are unrolled), writes the
 //!   words passed on to `pass_out` with the input's `keep` and `last`, and hands the pushed words,
 //!   in push order, to `dma` (plus one flush marker after a message's last word).
-//! - `dma` owns the batch buffers (`static`, one flat on-chip array, a fill count per slot). A
-//!   pushed word is appended to its slot's buffer; a full buffer leaves at once as one transfer on
+//! - `dma` owns the batch buffers (`static`, one flat on-chip array, two banks per slot: one
+//!   filling while the other is sent). Per invocation (`PIPELINE II=1`) it sends one beat of the
+//!   oldest full bank and takes one pushed word, so a 64 KiB batch leaves while the next one
+//!   fills instead of stalling `words` for a thousand cycles. A full bank is one transfer on
 //!   `push_out` (one beat per word, `last` on its final beat, a `push_out_meta` record per beat);
-//!   the flush marker sends every partly filled buffer, slots in order: the interpreter's batching
+//!   the flush marker queues every partly filled bank, slots in order: the interpreter's batching
 //!   (`Machine::process_word`) with the same bytes per transfer and the same order per slot.
 //!
-//! Invariant: `dma` drains everything `words` wrote in the same invocation (at most `MAX_PUSH + 1`
-//! entries), so the testbench sees a word's transfers when it drains the outputs after that word.
+//! Invariants: a bank is never written while it is queued or being sent (a push waits, and with
+//! it `words` through the `pushes` FIFO, only when the outputs together push faster than
+//! `push_out` takes words); the queue holds each bank at most once (`QCAP` = two per slot). The
+//! testbench runs the kernel until it has been quiet for `MAX_PUSH + SLOTS + 4` invocations, so it
+//! sees every transfer a word completed before the next word.
 
 use super::stream::{write_kernel_fn, write_word_ctx, StreamPlan};
 use super::{Code, ScuWriter};
@@ -42,8 +47,8 @@ pub fn write_cpp(w: &ScuWriter<'_>, plan: &StreamPlan) -> Result<String, Error> 
     super::every::write(w, &mut c)?;
     super::ctrl::write(w, &mut c)?;
     write_slots(plan, &mut c);
-    write_words(w, &mut c);
-    write_dma(plan, &mut c);
+    write_words(&mut c);
+    write_dma(&mut c);
     c.line(format!("}}  // namespace {}", w.names.ns));
     c.blank();
     write_top(w, plan, &mut c);
@@ -65,12 +70,12 @@ fn write_slots(plan: &StreamPlan, c: &mut Code) {
     c.line("// DMA slots: one per output element, outputs in declaration order.");
     c.line(format!("static const int SLOTS = {n};"));
     c.line(format!(
-        "static const int BUF_WORDS = {};  // all batch buffers, 64-byte words",
+        "static const int BUF_WORDS = {};  // one bank of every slot, 64-byte words (two banks each)",
         plan.buffer_words.max(1)
     ));
     c.line(format!(
-        "static const int MAX_SLOT_WORDS = {};  // the largest transfer",
-        plan.max_slot_words()
+        "static const int QCAP = {};  // queued banks: each slot's two at most",
+        2 * n
     ));
     c.line(format!(
         "static const int SLOT_OUT[SLOTS] = {{{}}};",
@@ -99,7 +104,7 @@ fn write_slots(plan: &StreamPlan, c: &mut Code) {
     c.blank();
 }
 
-fn write_words(w: &ScuWriter<'_>, c: &mut Code) {
+fn write_words(c: &mut Code) {
     c.line(
         "// Owns the state. Per invocation: one control request, the due `every` blocks, one word.",
     );
@@ -157,60 +162,156 @@ fn write_words(w: &ScuWriter<'_>, c: &mut Code) {
     c.line("f.flush = true;");
     c.line("pushes.write(f);");
     c.close("");
-    let _ = w;
     c.close("");
     c.blank();
 }
 
-fn write_dma(plan: &StreamPlan, c: &mut Code) {
-    let _ = plan;
-    c.line("// One transfer: slot s's buffered words as beats, `last` on the final one.");
-    c.open("static void send(ap_uint<512> buf[BUF_WORDS], ap_uint<32> fill[SLOTS], int s, hls::stream<axis512>& push_out, hls::stream<ap_uint<64> >& push_out_meta)");
-    c.line("ap_uint<64> meta = ap_uint<64>(SLOT_OUT[s]) | (ap_uint<64>(SLOT_ELEMENT[s]) << 16);");
-    c.line("int n = int(fill[s]);");
-    c.open("for (int j = 0; j < MAX_SLOT_WORDS; ++j)");
-    c.line("#pragma HLS PIPELINE II=1");
-    c.open("if (j >= n)");
-    c.line("break;");
-    c.close("");
-    c.line("axis512 o;");
-    c.line("o.data = buf[SLOT_BASE[s] + j];");
-    c.line("o.keep = ~ap_uint<64>(0);");
-    c.line("o.strb = ~ap_uint<64>(0);");
-    c.line("o.last = j == n - 1 ? 1 : 0;");
-    c.line("push_out.write(o);");
-    c.line("push_out_meta.write(meta);");
-    c.close("");
-    c.line("fill[s] = 0;");
-    c.close("");
-    c.blank();
-    c.line("// Owns the batch buffers: appends pushed words, sends full batches and, on a flush, the rest.");
-    c.open("static void dma(hls::stream<push_t>& pushes, hls::stream<axis512>& push_out, hls::stream<ap_uint<64> >& push_out_meta)");
-    c.line(
-        "static ap_uint<512> buf[BUF_WORDS];  // block RAM: zero at power-on, as static storage",
-    );
-    c.line("static ap_uint<32> fill[SLOTS];  // words waiting in each slot");
-    c.open("for (int k = 0; k < MAX_PUSH + 1; ++k)");
-    c.open("if (pushes.empty())");
-    c.line("break;");
-    c.close("");
-    c.line("push_t p = pushes.read();");
-    c.open("if (p.flush)");
-    c.open("for (int s = 0; s < SLOTS; ++s)");
-    c.open("if (fill[s] != 0)");
-    c.line("send(buf, fill, s, push_out, push_out_meta);");
-    c.close("");
-    c.close("");
-    c.close(" else {");
-    c.line("int s = int(p.slot);");
-    c.line("buf[SLOT_BASE[s] + int(fill[s])] = p.word;");
-    c.line("fill[s]++;");
-    c.open("if (int(fill[s]) == SLOT_WORDS[s])");
-    c.line("send(buf, fill, s, push_out, push_out_meta);");
-    c.close("");
-    c.close("");
-    c.close("");
-    c.close("");
+/// The `dma` stage: C++ that depends only on the constants of [`write_slots`].
+const DMA: &str = r#"// The batching state. Each slot has two banks: one filling, the other queued or being sent, so
+// that a batch leaves while the next one fills (one push in and one beat out per invocation).
+struct dma_t {
+    ap_uint<32> fill[SLOTS];  // words in the filling bank
+    ap_uint<1> cur[SLOTS];  // the filling bank
+    bool busy[SLOTS][2];  // the bank is queued or being sent
+    ap_uint<16> q_slot[QCAP];  // full banks waiting for push_out, oldest first
+    ap_uint<1> q_bank[QCAP];
+    ap_uint<32> q_n[QCAP];
+    ap_uint<16> q_head;
+    ap_uint<16> q_count;
+    bool tx_on;  // a transfer is being sent
+    ap_uint<16> tx_slot;
+    ap_uint<1> tx_bank;
+    ap_uint<32> tx_n;
+    ap_uint<32> tx_j;  // its next beat
+    bool flushing;  // a message ended: queueing every partly filled bank, slot fl_s next
+    ap_uint<16> fl_s;
+    bool held_on;  // a push read but not yet taken (its slot's banks are both in use)
+    push_t held;
+    dma_t() : q_head(0), q_count(0), tx_on(false), tx_slot(0), tx_bank(0), tx_n(0), tx_j(0),
+              flushing(false), fl_s(0), held_on(false) {
+        for (int s = 0; s < SLOTS; ++s) {
+            fill[s] = 0;
+            cur[s] = 0;
+            busy[s][0] = false;
+            busy[s][1] = false;
+        }
+        for (int k = 0; k < QCAP; ++k) {
+            q_slot[k] = 0;
+            q_bank[k] = 0;
+            q_n[k] = 0;
+        }
+    }
+};
+
+// Bank b of slot s in the flat buffer.
+static int bank_base(int s, int b) {
+    return 2 * SLOT_BASE[s] + b * SLOT_WORDS[s];
+}
+
+// Queues slot s's filling bank for push_out and starts filling the other bank; false (nothing
+// changes) while the other bank is still queued or being sent.
+static bool hand_off(dma_t& d, int s) {
+    int other = 1 - int(d.cur[s]);
+    if (d.busy[s][other]) {
+        return false;
+    }
+    int tail = int((d.q_head + d.q_count) % QCAP);
+    d.q_slot[tail] = s;
+    d.q_bank[tail] = d.cur[s];
+    d.q_n[tail] = d.fill[s];
+    d.q_count++;
+    d.busy[s][int(d.cur[s])] = true;
+    d.cur[s] = other;
+    d.fill[s] = 0;
+    return true;
+}
+
+// One beat of the transfer being sent, starting the oldest queued one if none is.
+static void send_beat(dma_t& d, ap_uint<512> buf[2 * BUF_WORDS], hls::stream<axis512>& push_out, hls::stream<ap_uint<64> >& push_out_meta) {
+    if (!d.tx_on && d.q_count != 0) {
+        d.tx_slot = d.q_slot[int(d.q_head)];
+        d.tx_bank = d.q_bank[int(d.q_head)];
+        d.tx_n = d.q_n[int(d.q_head)];
+        d.tx_j = 0;
+        d.tx_on = true;
+        d.q_head = (d.q_head + 1) % QCAP;
+        d.q_count--;
+    }
+    if (!d.tx_on) {
+        return;
+    }
+    int s = int(d.tx_slot);
+    axis512 o;
+    o.data = buf[bank_base(s, int(d.tx_bank)) + int(d.tx_j)];
+    o.keep = ~ap_uint<64>(0);
+    o.strb = ~ap_uint<64>(0);
+    o.last = d.tx_j + 1 == d.tx_n ? 1 : 0;
+    push_out.write(o);
+    push_out_meta.write(ap_uint<64>(SLOT_OUT[s]) | (ap_uint<64>(SLOT_ELEMENT[s]) << 16));
+    d.tx_j++;
+    if (d.tx_j == d.tx_n) {
+        d.tx_on = false;
+        d.busy[s][int(d.tx_bank)] = false;
+        // A full bank that waited for this one leaves next.
+        if (int(d.fill[s]) == SLOT_WORDS[s]) {
+            (void)hand_off(d, s);
+        }
+    }
+}
+
+// Takes one pushed word (or one slot of a flush) into the banks, unless it must wait for a bank.
+static void take(dma_t& d, ap_uint<512> buf[2 * BUF_WORDS], hls::stream<push_t>& pushes) {
+    if (d.flushing) {
+        int s = int(d.fl_s);
+        if (d.fill[s] != 0 && !hand_off(d, s)) {
+            return;
+        }
+        d.fl_s++;
+        if (int(d.fl_s) == SLOTS) {
+            d.flushing = false;
+        }
+        return;
+    }
+    if (!d.held_on) {
+        if (pushes.empty()) {
+            return;
+        }
+        d.held = pushes.read();
+        d.held_on = true;
+    }
+    if (d.held.flush) {
+        d.held_on = false;
+        d.flushing = true;
+        d.fl_s = 0;
+        return;
+    }
+    int s = int(d.held.slot);
+    if (int(d.fill[s]) == SLOT_WORDS[s] && !hand_off(d, s)) {
+        return;
+    }
+    buf[bank_base(s, int(d.cur[s])) + int(d.fill[s])] = d.held.word;
+    d.fill[s]++;
+    d.held_on = false;
+    if (int(d.fill[s]) == SLOT_WORDS[s]) {
+        (void)hand_off(d, s);  // a full batch leaves as soon as the other bank is free
+    }
+}
+
+// Owns the batch buffers: per invocation one beat out and one push in, so filling and sending
+// overlap; a full bank is one transfer, a flush queues every partly filled bank, slots in order.
+static void dma(hls::stream<push_t>& pushes, hls::stream<axis512>& push_out, hls::stream<ap_uint<64> >& push_out_meta) {
+    #pragma HLS PIPELINE II=1
+    static ap_uint<512> buf[2 * BUF_WORDS];  // block RAM; what a bank holds beyond its fill is never read
+    static dma_t d;
+    send_beat(d, buf, push_out, push_out_meta);
+    take(d, buf, pushes);
+}
+"#;
+
+fn write_dma(c: &mut Code) {
+    for line in DMA.lines() {
+        c.line(line);
+    }
     c.blank();
 }
 
