@@ -227,7 +227,8 @@ pub fn write_scu(
         tb,
         ports: crate::ports::top_ports(scu.attach, w.data_bits),
         ii: plan.ii,
-        window_beats: w.facts.window_beats,
+        // A stream kernel parses no headers: no header window (as a cc kernel).
+        window_beats: 0,
     })
 }
 
