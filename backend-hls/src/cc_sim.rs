@@ -12,9 +12,12 @@
 //! - **The pacer's view.** A flow's output is the last `cc_update_out` record the kernel wrote for
 //!   its slot — what the NIC's pacer would hold — never a peek into the kernel's memory; a flow
 //!   without a record has no output yet (`None`, as the interpreter before its first signal).
-//! - **Time.** `advance_time` sends every kernel a tick, so timers fire at the same points as in
-//!   the interpreter (before a param write that follows, for instance); an event for one cc ticks
-//!   the others first, as the interpreter's `cc_event` advances every cc's timers.
+//! - **Time.** `advance_time` sends every kernel a tick (an idle cycle at that time: the scan
+//!   fires every flow's due timers); an event for one cc ticks the others first, as the
+//!   interpreter's `cc_event` advances every cc's timers. The kernel fires only the event's own
+//!   flow's timers before its handler; the others fire in the idle scan, which runs before any
+//!   param changes and, here, before an output is read, so every output and every handler sees
+//!   what it sees in the interpreter.
 //!
 //! Params are the kernel's CSRs (`CsrRead`/`CsrWrite`, target = the param's position).
 
@@ -49,6 +52,10 @@ struct CcTb {
     tb: Tb,
     slots: HashMap<u64, u32>,
     outputs: HashMap<u32, u64>,
+    /// The latest time sent to the kernel.
+    latest: u64,
+    /// An event ran since the last idle scan: other flows' due timers may not have fired yet.
+    stale: bool,
 }
 
 impl CcTb {
@@ -140,6 +147,8 @@ impl CcSim {
                 tb: Tb::spawn(&exe)?,
                 slots: HashMap::new(),
                 outputs: HashMap::new(),
+                latest: 0,
+                stale: false,
             });
         }
         Ok(CcSim { ccs })
@@ -153,6 +162,8 @@ impl CcSim {
     pub fn advance_time(&mut self, now_ns: u64) -> Result<(), DeviceError> {
         for cc in &mut self.ccs {
             cc.request(&format!("time {now_ns}"))?;
+            cc.latest = cc.latest.max(now_ns);
+            cc.stale = false;
         }
         Ok(())
     }
@@ -168,6 +179,8 @@ impl CcSim {
         for (i, cc) in self.ccs.iter_mut().enumerate() {
             if i != id.index() {
                 cc.request(&format!("time {now_ns}"))?;
+                cc.latest = cc.latest.max(now_ns);
+                cc.stale = false;
             }
         }
         let cc = self
@@ -193,14 +206,26 @@ impl CcSim {
         };
         let (k, ecn, value) = encode(event);
         cc.request(&format!("event {k} {slot} {ecn} {value} {now_ns}"))?;
+        cc.latest = cc.latest.max(now_ns);
+        cc.stale = true;
         Ok(())
     }
 
-    /// A flow's rate or window: the last update its slot received.
-    pub fn output(&self, id: CcId, flow: u64) -> Option<u64> {
-        let cc = self.ccs.get(id.index())?;
-        let slot = cc.slots.get(&flow)?;
-        cc.outputs.get(slot).copied()
+    /// A flow's rate or window: the last update its slot received, once the kernel's idle scan
+    /// has fired every timer due by the latest time (in hardware the scan runs between events;
+    /// here it runs when the output is read).
+    pub fn output(&mut self, id: CcId, flow: u64) -> Result<Option<u64>, DeviceError> {
+        let Some(cc) = self.ccs.get_mut(id.index()) else {
+            return Ok(None);
+        };
+        let Some(slot) = cc.slots.get(&flow).copied() else {
+            return Ok(None);
+        };
+        if cc.stale {
+            cc.request(&format!("time {}", cc.latest))?;
+            cc.stale = false;
+        }
+        Ok(cc.outputs.get(&slot).copied())
     }
 
     /// Writes a param; whether the cc and the param exist.

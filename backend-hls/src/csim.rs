@@ -775,6 +775,6 @@ impl Device for CsimDevice<'_> {
     }
 
     fn cc_output(&mut self, cc: CcId, flow: u64) -> Result<Option<u64>, DeviceError> {
-        Ok(self.ccs.output(cc, flow))
+        self.ccs.output(cc, flow)
     }
 }

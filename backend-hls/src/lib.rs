@@ -89,10 +89,12 @@
 //! `AGGREGATE`d, `BIND_STORAGE ram_2p`; URAM when it is large), next to each flow's timer due
 //! times and byte counts (partitioned by timer) and a started bit; params are `state_t` members
 //! read and written as CSRs (target = the param's position) through [`scenic_ir::control`]. An
-//! event first fires the timers due by its time (a scan over the started flows, each catching up
-//! in due order), starts its flow if new (state at its initialisers, timers one period out), then
-//! runs its handler in `dispatch`, whose `PIPELINE II` is the largest handler II of
-//! [`scenic_ir::timing`]; `sent` bytes run each byte counter's handler once per period reached.
+//! event fires its own flow's timers due by its time (in due order, catching up), or starts the
+//! flow if new (state at its initialisers, timers one period out), then runs its handler in
+//! `dispatch`, whose `PIPELINE II` is the largest handler II of [`scenic_ir::timing`]; `sent`
+//! bytes run each byte counter's handler once per period reached. Other flows' timers fire in
+//! the idle scan over the flow slots, which also runs before any param write, so every handler
+//! sees the params it sees in the interpreter.
 //! Handlers are written by the same body writer as scu code, with `pk.fs` (the flow's record)
 //! for state and `pk.restart` for `restart`, applied when the handler returns. After every
 //! handler run and every event the flow's output goes to `cc_update_out`. A cc whose per-flow

@@ -92,7 +92,7 @@ fn handler_name(module: &scenic_ir::Module, cc: CcId, event: CcEvent) -> String 
             scenic_backend_hls::writer::cc::handler_part(def, kind)
         )
     } else {
-        "no handler (the timers due only)".into()
+        "no handler, only the timers due".into()
     }
 }
 
@@ -212,10 +212,7 @@ impl Run<'_> {
                     self.csim
                         .cc_event(cc, flow, event, self.now)
                         .expect("csim event");
-                    let what = format!(
-                        "{event:?}, handler {}",
-                        handler_name(self.module, cc, event)
-                    );
+                    let what = format!("{event:?}; ran {}", handler_name(self.module, cc, event));
                     self.compare_flow(n, cc, flow, &what);
                 }
                 Step::Tick => {

@@ -18,13 +18,17 @@
 //!   `pk.restart` collects `restart` statements, which are applied when it returns (a time timer
 //!   to one period after the handler's time, a byte counter to zero), as the interpreter does.
 //!
-//! Order of things, exactly the interpreter's (`ir/src/interp/cc.rs`): an event at time `t` first
-//! fires every time timer of every started flow due at or before `t` (per flow, earliest first,
-//! ties by declaration order, each catching up on missed periods), then starts its flow if new,
-//! then runs its handler (or, for `sent` bytes, each byte counter in order, its handler once per
-//! period reached); after each handler run and after every event the kernel writes the flow's
-//! output to `cc_update_out`, which is what the NIC's pacer reads. A cycle without an event
-//! fires the timers due at `now_ns`.
+//! Order of things, observably the interpreter's (`ir/src/interp/cc.rs`): an event at time `t`
+//! fires its own flow's time timers due by `t` (earliest first, ties by declaration order, each
+//! at its due time, catching up on missed periods), or starts the flow if it is new, then runs
+//! its handler (or, for `sent` bytes, each byte counter in order, its handler once per period
+//! reached). The interpreter fires every flow's due timers before any event; flows are
+//! independent, so the kernel leaves the others to its idle scan (an invocation without an
+//! event: every started flow's timers due by `now_ns`), and runs that scan before it changes a
+//! param, so that no timer ever runs with a param value it would not have seen in the
+//! interpreter. The per-event cost is thus the flow's own handlers, not a pass over all flows.
+//! After each handler run and after every event the kernel writes the flow's output to
+//! `cc_update_out`, which is what the NIC's pacer reads.
 //!
 //! The shared body writer needs an scu: [`write_cc`] builds a synthetic one that holds nothing
 //! but the cc's handler bodies (as `every` bodies, so that the shared analyses — aggregate types,
@@ -278,6 +282,7 @@ impl<'w, 'a> CcWriter<'w, 'a> {
             state.push((fields.name(&s.name), s.ty.clone()));
         }
         let mut members = Namer::new();
+        members.reserve("latest");
         let params = cc.params.values().map(|p| members.name(&p.name)).collect();
         // Handler functions share the kernel namespace: `on_` names cannot collide with the
         // program's objects, whose C++ names all carry a prefix (`fn_`, `st_`, ...).

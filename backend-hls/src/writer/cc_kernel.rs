@@ -140,10 +140,8 @@ pub fn write_records(cw: &CcWriter<'_, '_>, c: &mut Code) {
             crate::conv::literal(m, &p.ty, &p.default)
         ));
     }
-    if init.is_empty() {
-        c.line("bool unused;  // a cc without params");
-        init.push("unused(false)".into());
-    }
+    c.line("ap_uint<64> latest;  // the latest time seen: every timer due by then has fired");
+    init.push("latest(0)".into());
     c.line(format!("state_t() : {} {{}}", init.join(", ")));
     c.close(";");
     c.blank();
@@ -372,15 +370,21 @@ fn call_with_data(cw: &CcWriter<'_, '_>, c: &mut Code, h: usize) {
 
 fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
     write_dispatch(cw, c);
-    c.line("// One record of cc_event_in: the timers due by its time, then its flow's handler.");
+    c.line("// One record of cc_event_in: its flow's timers due by its time, then its handler.");
     c.open("static void handle_event(state_t& st, flow_t flows[FLOWS], ap_uint<64> timers[FLOWS][NTIMERS], bool valid[FLOWS], const ap_uint<192>& ev, hls::stream<ap_uint<128> >& cc_update_out, hls::stream<ap_uint<64> >& notify_out)");
     c.line("ap_uint<8> kind = ev.range(7, 0);");
     c.line("ap_uint<32> f = ev.range(39, 8);");
     c.line("bool ecn = ev[40] == 1;");
     c.line("ap_uint<64> value = ev.range(127, 64);");
     c.line("ap_uint<64> now = ev.range(191, 128);");
-    c.line("run_timers(st, flows, timers, valid, now, cc_update_out, notify_out);");
-    c.open("if (kind == EV_TICK || f >= ap_uint<32>(FLOWS))");
+    c.open("if (now > st.latest)");
+    c.line("st.latest = now;");
+    c.close("");
+    c.open("if (kind == EV_TICK)");
+    c.line("run_timers(st, flows, timers, valid, st.latest, cc_update_out, notify_out);");
+    c.line("return;");
+    c.close("");
+    c.open("if (f >= ap_uint<32>(FLOWS))");
     c.line("return;");
     c.close("");
     c.open("if (!valid[f])");
@@ -394,6 +398,12 @@ fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
         c.line(format!("timers[f][{i}] = now + ap_uint<64>({period}ULL);"));
     }
     c.line("valid[f] = true;");
+    if !cw.time_timers().is_empty() {
+        c.close(" else {");
+        c.line("// Only this flow's timers need to be current before its handler runs (flows are");
+        c.line("// independent); the others catch up in the idle scan, before a param changes.");
+        c.line("fire_timers(st, flows[f], timers[f], f, st.latest, cc_update_out, notify_out);");
+    }
     c.close("");
     c.line("pkt_t pk;");
     c.line("pk.fs = flows[f];");
@@ -545,7 +555,11 @@ pub fn write_top(cw: &CcWriter<'_, '_>, c: &mut Code) {
     ));
     c.line(format!("static bool valid[{ns}::FLOWS];"));
     c.line("#pragma HLS BIND_STORAGE variable=valid type=ram_2p impl=bram");
+    c.line("// A param changes only once every flow's due timers have fired with the old value.");
     c.open("if (!ctrl_in.empty())");
+    c.line(format!(
+        "{ns}::run_timers(st, flows, timers, valid, st.latest, cc_update_out, notify_out);"
+    ));
     c.line(format!(
         "ctrl_out.write({ns}::serve_ctrl(st, ctrl_in.read()));"
     ));
@@ -555,8 +569,12 @@ pub fn write_top(cw: &CcWriter<'_, '_>, c: &mut Code) {
         "{ns}::handle_event(st, flows, timers, valid, cc_event_in.read(), cc_update_out, notify_out);"
     ));
     c.close(" else {");
+    c.line("// Idle: the scan over the flow slots (in hardware one slot per cycle).");
+    c.open("if (now_ns > st.latest)");
+    c.line("st.latest = now_ns;");
+    c.close("");
     c.line(format!(
-        "{ns}::run_timers(st, flows, timers, valid, now_ns, cc_update_out, notify_out);"
+        "{ns}::run_timers(st, flows, timers, valid, st.latest, cc_update_out, notify_out);"
     ));
     c.close("");
     c.close("");
