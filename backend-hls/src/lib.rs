@@ -313,20 +313,23 @@ pub fn write_kernel(
     })
 }
 
-/// Generates the kernel of the scu named `name` only.
+/// Generates the kernel of the scu (or cc) named `name` only.
 pub fn write_one(
     module: &Module,
     info: &ModuleInfo,
     options: &Options,
     name: &str,
 ) -> Result<Kernel, Error> {
+    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let timing = scenic_ir::timing::analyze(module, &options.timing);
+    if let Some((cc, _)) = module.ccs.iter().find(|(_, c)| c.name == name) {
+        return writer::cc::write_cc(module, info, options, &control, &timing, cc);
+    }
     let scu = module
         .scus
         .iter()
         .find(|(_, s)| s.name == name)
         .map(|(id, _)| id)
         .ok_or_else(|| Error::NoSuchScu(name.into()))?;
-    let control = scenic_ir::control::ControlLayout::new(module, info);
-    let timing = scenic_ir::timing::analyze(module, &options.timing);
     writer::write_scu(module, info, options, &control, &timing, scu)
 }

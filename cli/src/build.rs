@@ -164,7 +164,7 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     }
     if !wants_xo {
         let what = match kernels.as_slice() {
-            [] => "no kernels: the program has no scu".to_string(),
+            [] => "no kernels: the program has no scu and no cc".to_string(),
             [one] => format!("kernel `{one}`"),
             many => format!("{} kernels", many.len()),
         };
@@ -238,8 +238,8 @@ fn xo(out: &Path, dir: &Path, kernels: &[String], output: &Output) -> ExitCode {
         output.message(
             Level::Error,
             &format!(
-                "the program has no scu, so there is no kernel to make `{}` of; the package (manifest \
-                 and model only) is in {}",
+                "the program has no scu and no cc, so there is no kernel to make `{}` of; the package \
+                 (manifest and model only) is in {}",
                 out.display(),
                 dir.display()
             ),

@@ -59,7 +59,8 @@ fn backend_error(
     ExitCode::from(EXIT_ERRORS)
 }
 
-/// `scenicc emit hls FILE [--scu NAME]`: the kernel `.cpp` of the scu (the first by default).
+/// `scenicc emit hls FILE [--scu NAME]`: the kernel `.cpp` of the scu or cc `NAME` (by default the
+/// first scu, else the first cc).
 pub fn emit(file: &Path, scu: Option<&str>, output: &Output, deny_warnings: bool) -> ExitCode {
     let compiled = match compile::lower_with_sources(file, output, deny_warnings) {
         Ok(c) => c,
@@ -73,6 +74,7 @@ pub fn emit(file: &Path, scu: Option<&str>, output: &Output, deny_warnings: bool
     let name = match scu
         .map(str::to_string)
         .or_else(|| module.scus.values().next().map(|s| s.name.clone()))
+        .or_else(|| module.ccs.values().next().map(|c| c.name.clone()))
     {
         Some(name) => name,
         None => {

@@ -245,13 +245,11 @@ impl Package {
         Ok(Package { files, manifest })
     }
 
-    /// The kernels' top names, in scu order.
+    /// The kernels' top names: the scus' in scu order, then the ccs' in cc order.
     pub fn kernels(&self) -> Vec<String> {
-        self.manifest
-            .scus
-            .iter()
-            .filter_map(|s| s.kernel.as_ref().map(|k| k.name.clone()))
-            .collect()
+        let scus = self.manifest.scus.iter().filter_map(|s| s.kernel.as_ref());
+        let ccs = self.manifest.ccs.iter().filter_map(|c| c.kernel.as_ref());
+        scus.chain(ccs).map(|k| k.name.clone()).collect()
     }
 
     /// Writes the package into `dir`, creating it. A directory that already holds a package (a
