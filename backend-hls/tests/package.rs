@@ -87,7 +87,11 @@ fn packages_are_complete_and_deterministic() {
             }
             // The vFPGA glue instantiates the scu kernels; a cc's ports belong to the transport.
             let glue = first.files.contains_key("coyote/vfpga_top.svh");
-            assert_eq!(glue, !first.manifest.scus.is_empty(), "{name}: coyote/vfpga_top.svh");
+            assert_eq!(
+                glue,
+                !first.manifest.scus.is_empty(),
+                "{name}: coyote/vfpga_top.svh"
+            );
             // Every header a kernel includes by quoted name is in its directory (Coyote copies
             // the directory flat), except Vitis's own, which the shims stand in for.
             let cpp =
