@@ -123,3 +123,26 @@ scu fits on tcp(flow) {
 "#;
     generate(text).expect("2 x 4 KiB fits");
 }
+
+#[test]
+fn passing_two_words_per_word_is_an_error() {
+    let text = r#"
+scu twice on rdma(qp) {
+    stream(word: bit<512>) {
+        // One `pass` per path for the checker (E0501), but the unrolled loop has two.
+        for i in 0..2 {
+            if beat.keep[i:i] == 1 {
+                pass(word);
+            }
+        }
+    }
+}
+"#;
+    let (err, at) = *generate(text).expect_err("pass_out takes one word per cycle");
+    let Error::Limit { what, figure, .. } = &err else {
+        panic!("not a limit: {err:?}");
+    };
+    assert!(what.contains("passed on"), "{what}");
+    assert_eq!(figure, "2 words");
+    assert!(at.is_some(), "{err}");
+}

@@ -10,7 +10,8 @@
 //! writers delegate here. The stages and the top function are in [`super::stream_stages`].
 //!
 //! Invariants: one invocation of the stream body handles exactly one word, at II 1 (a body the
-//! timing analysis cannot schedule at II 1 is an [`Error::Limit`]); `wd.npass <= MAX_PASS` and
+//! timing analysis cannot schedule at II 1 is an [`Error::Limit`], and so is a body that can pass
+//! on more than one word per input word); `wd.npass <= MAX_PASS` and
 //! `wd.npush <= MAX_PUSH` always hold, because both bounds come from [`Tally`] over the body with
 //! every `for` loop counted unrolled; DMA slot `k` is element `k - base(out)` of output `out`,
 //! slots numbered in declaration order; every batch is a whole number of 64-byte words, and two
@@ -118,6 +119,18 @@ pub fn plan(
                 span,
             ));
         }
+    }
+    if counts[0] > 1 {
+        // `pass_out` takes one word per cycle: a kernel that can pass on two words per input
+        // word could not take one word per cycle (pushed words are batched and drain at the
+        // outputs' average rate, so several pushes per word are fine).
+        return Err(limit(
+            scu,
+            "words passed on per input word (`pass`, loops unrolled)".into(),
+            format!("{} words", counts[0]),
+            "1 word (pass_out takes one word per cycle)".into(),
+            span,
+        ));
     }
     let mut plan = StreamPlan {
         max_pass: counts[0].max(1) as u32,
