@@ -77,8 +77,9 @@
 //! Honest limits of a stream kernel ([`writer::stream::plan`]): a body the timing analysis cannot
 //! schedule at II 1 (typically an unrolled loop whose copies chain through one map or CSR) is an
 //! [`Error::Limit`] naming the object and the II, at the span where the dependency closes; so are
-//! more than 256 words passed or pushed per input word, and batch buffers (two banks each) over
-//! [`Options::ram_budget_bits`]. A batch that is not a whole number of words, and per-packet code
+//! more than one word passed on per input word (`pass_out` takes one word per cycle; an unrolled
+//! loop can pass twice although each path has one `pass`), more than 256 words pushed per input
+//! word, and batch buffers (two banks each) over [`Options::ram_budget_bits`]. A batch that is not a whole number of words, and per-packet code
 //! (a parser or control) in an rdma/tcp scu, are [`Error::Unsupported`].
 //!
 //! **Congestion controllers** get a kernel each ([`writer::cc`], [`writer::cc_kernel`]), named
