@@ -21,7 +21,7 @@
 //!
 //! Params are the kernel's CSRs (`CsrRead`/`CsrWrite`, target = the param's position).
 
-use crate::csim::{build, CsimError, Tb};
+use crate::csim::{build, CsimError, CsimNote, Tb};
 use crate::writer::cc::kind;
 use crate::KernelFiles;
 use cranelift_entity::EntityRef;
@@ -56,6 +56,8 @@ struct CcTb {
     latest: u64,
     /// An event ran since the last idle scan: other flows' due timers may not have fired yet.
     stale: bool,
+    /// Every notification the kernel raised, in the order it wrote them.
+    notes: Vec<CsimNote>,
 }
 
 impl CcTb {
@@ -76,7 +78,18 @@ impl CcTb {
                         _ => return Err(protocol(format!("bad update line `{l}`"))),
                     }
                 }
-                Some("notify") => {}
+                Some("notify") => {
+                    let to_arm = parts.next() == Some("1");
+                    let value = parts.next().and_then(|v| v.parse::<u32>().ok());
+                    let Some(value) = value else {
+                        return Err(protocol(format!("bad notify line `{l}`")));
+                    };
+                    self.notes.push(CsimNote {
+                        scu: self.name.clone(),
+                        to_arm,
+                        value,
+                    });
+                }
                 _ => rest.push(l),
             }
         }
@@ -149,6 +162,7 @@ impl CcSim {
                 outputs: HashMap::new(),
                 latest: 0,
                 stale: false,
+                notes: Vec::new(),
             });
         }
         Ok(CcSim { ccs })
@@ -226,6 +240,18 @@ impl CcSim {
             cc.stale = false;
         }
         Ok(cc.outputs.get(&slot).copied())
+    }
+
+    /// Every notification of cc `name`'s handlers so far, in the order its kernel raised them
+    /// (`scu` holds the cc's name). Within a flow that is the interpreter's order; the kernel
+    /// fires other flows' timers in its idle scan, so timer handlers of different flows may
+    /// interleave differently.
+    pub fn notifications(&self, name: &str) -> Vec<CsimNote> {
+        self.ccs
+            .iter()
+            .filter(|c| c.name == name)
+            .flat_map(|c| c.notes.iter().cloned())
+            .collect()
     }
 
     /// Writes a param; whether the cc and the param exist.

@@ -414,6 +414,11 @@ impl<'m> CsimDevice<'m> {
         true
     }
 
+    /// The notifications of cc `name`'s kernel so far ([`crate::cc_sim::CcSim::notifications`]).
+    pub fn cc_notifications(&self, name: &str) -> Vec<CsimNote> {
+        self.ccs.notifications(name)
+    }
+
     /// Sends one control request to scu `scu`'s kernel.
     pub fn ctrl(
         &mut self,

@@ -1,13 +1,13 @@
-//! The differential proof for congestion controllers: for each cc example (and a test program
-//! using every handler kind, `tests/programs/cc_features.sn`), 10,000 generated events — acks
-//! (with and without ECN echo, of 0 bytes to several MiB), CNPs, ECN marks, losses, timeouts,
-//! RTT samples, bytes sent (driving byte counters, several periods at once), time steps that
-//! land on, between and far past timer periods, and host param writes — over 128 flows per cc,
-//! run through the interpreter and through the C-simulated kernel. After every event the flow's
-//! rate or window must be equal; every 500 events and at the end, every flow's output and every
-//! param. A mismatch report names the event number, the event, the flow, the expected
-//! (interpreter) and actual (kernel) value, and the handler that ran. Skips (with the reason)
-//! when `AP_TYPES` is unset outside CI.
+//! The differential proof for congestion controllers: for each cc example (and a test program using
+//! every handler kind, `tests/programs/cc_features.sn`), 10,000 generated events — acks (with and
+//! without ECN echo, of 0 bytes to several MiB), CNPs, ECN marks, losses, timeouts, RTT samples,
+//! bytes sent (driving byte counters, several periods at once), time steps that land on, between
+//! and far past timer periods, and host param writes — over 128 flows per cc, run through the
+//! interpreter and through the C-simulated kernel. After every event the flow's rate or window must
+//! be equal; every 500 events and at the end, every flow's output and every param, and each cc's
+//! notifications in order. A mismatch report names the event number, the event, the flow, the
+//! expected (interpreter) and actual (kernel) value, and the handler that ran. Skips (with the
+//! reason) when `AP_TYPES` is unset outside CI.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -70,6 +70,7 @@ struct Run<'m> {
     flows: Vec<Vec<u64>>,
     mismatches: Vec<String>,
     counts: std::collections::BTreeMap<&'static str, usize>,
+    notes: usize,
 }
 
 /// The handler an event runs, for reports.
@@ -186,6 +187,45 @@ impl Run<'_> {
         }
     }
 
+    /// Each cc's notifications: the same values, in the same order (only event handlers notify
+    /// in these programs, so the order is the signals').
+    fn compare_notes(&mut self) -> usize {
+        let mut total = 0;
+        for def in self.module.ccs.values() {
+            let expected: Vec<(bool, u32)> = self
+                .interp
+                .notifications
+                .iter()
+                .filter(|n| n.source == def.name)
+                .map(|n| (n.to_arm, n.value))
+                .collect();
+            let actual: Vec<(bool, u32)> = self
+                .csim
+                .cc_notifications(&def.name)
+                .iter()
+                .map(|n| (n.to_arm, n.value))
+                .collect();
+            total += expected.len();
+            if expected != actual {
+                let first = expected
+                    .iter()
+                    .zip(&actual)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(expected.len().min(actual.len()));
+                self.mismatches.push(format!(
+                    "cc `{}`: {} notifications expected, {} raised; first difference at #{first}: \
+                     expected {:?}, got {:?}",
+                    def.name,
+                    expected.len(),
+                    actual.len(),
+                    expected.get(first),
+                    actual.get(first)
+                ));
+            }
+        }
+        total
+    }
+
     fn compare_all(&mut self, n: usize) {
         for (cc, def) in self.module.ccs.iter() {
             for flow in self.flows[cc.index()].clone() {
@@ -232,6 +272,7 @@ impl Run<'_> {
             }
         }
         self.compare_all(EVENTS);
+        self.notes = self.compare_notes();
     }
 }
 
@@ -266,12 +307,14 @@ fn diff(label: &str, module: &scenic_ir::Module, info: &scenic_ir::ModuleInfo, s
         flows,
         mismatches: Vec::new(),
         counts: Default::default(),
+        notes: 0,
     };
     run.run();
     eprintln!(
-        "{label}: {EVENTS} steps ({:?} signals), {} mismatches; kernel built in {built:.2?}, \
-         whole run {:.2?}",
+        "{label}: {EVENTS} steps ({:?} signals), {} notifications, {} mismatches; kernel built \
+         in {built:.2?}, whole run {:.2?}",
         run.counts,
+        run.notes,
         run.mismatches.len(),
         started.elapsed()
     );
