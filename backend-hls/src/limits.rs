@@ -146,7 +146,8 @@ pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
 
 /// Checks one cc's kernel against the device: its per-flow memory (state record, one 64-bit
 /// word per timer or byte counter, a started bit, times `per flow[N]`) against
-/// [`crate::Options::ram_budget_bits`], and every handler's estimated cycles — its latency, and
+/// [`crate::Options::ram_budget_bits`], every timer's period against one idle scan over the
+/// flow slots (N cycles), and every handler's estimated cycles — its latency, and
 /// at least the kernel's II, since an event of any kind occupies the pipeline that long —
 /// against the cc's `budget` (`times`: the handlers' `(part, latency, ii)` in handler order).
 pub fn check_cc(
@@ -182,6 +183,24 @@ pub fn check_cc(
             ),
             span: cc.span,
         });
+    }
+    // In synthesis the idle scan visits one flow slot per cycle and fires at most one period of
+    // each timer per visit, so a timer must not come due again before the scan is back.
+    let scan_ns = cc.flows as f64 * options.timing.cycle_ns();
+    for t in cc.timers.values() {
+        if t.period.0 != scenic_ir::types::Dimension::Size && (t.period.1 as f64) < scan_ns {
+            return Err(Error::Limit {
+                scu: cc.name.clone(),
+                what: format!("timer `{}` of cc `{}`", t.name, cc.name),
+                figure: format!("a period of {} ns", t.period.1),
+                limit: format!(
+                    "{scan_ns:.0} ns, one scan over the {} flow slots at {} MHz",
+                    thousands(cc.flows),
+                    options.timing.clock_mhz
+                ),
+                span: cc.span,
+            });
+        }
     }
     let Some(budget) = cc.budget else {
         return Ok(());

@@ -121,3 +121,34 @@ fn the_examples_are_within_the_limits() {
         assert!(files.ccs[0].ii <= 65, "{name}: II {}", files.ccs[0].ii);
     }
 }
+
+const FAST: &str = "cc fast per flow[4096] {
+    state rc: rate = 100Gbps;
+    output rate rc;
+    on timer tick every 5us {
+        rc = rc + 1bps;
+    }
+}
+";
+
+#[test]
+fn a_timer_faster_than_the_flow_scan_is_a_limit() {
+    let (module, info) = lower("fast.sn", FAST);
+    let err = scenic_backend_hls::write_kernel(&module, &info, &Options::default())
+        .expect_err("4096 slots take 10.5 us to scan");
+    let Error::Limit {
+        what,
+        figure,
+        limit,
+        ..
+    } = &err
+    else {
+        panic!("not a limit: {err}");
+    };
+    assert_eq!(what, "timer `tick` of cc `fast`");
+    assert_eq!(figure, "a period of 5000 ns");
+    assert!(
+        limit.starts_with("10476 ns, one scan over the 4,096 flow slots"),
+        "{limit}"
+    );
+}
