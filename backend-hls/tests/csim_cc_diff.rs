@@ -256,10 +256,12 @@ impl Run<'_> {
                     self.compare_flow(n, cc, flow, &what);
                 }
                 Step::Tick => {
+                    *self.counts.entry("time step").or_default() += 1;
                     Device::advance_time(&mut self.interp, self.now).expect("i");
                     self.csim.advance_time(self.now).expect("csim time");
                 }
                 Step::Param(cc, p, value) => {
+                    *self.counts.entry("param write").or_default() += 1;
                     let def = &self.module.ccs[CcId::new(cc)];
                     let name = &def.params.values().nth(p).expect("param").name;
                     let a = Device::set_cc_param(&mut self.interp, &def.name, name, value);
@@ -311,7 +313,7 @@ fn diff(label: &str, module: &scenic_ir::Module, info: &scenic_ir::ModuleInfo, s
     };
     run.run();
     eprintln!(
-        "{label}: {EVENTS} steps ({:?} signals), {} notifications, {} mismatches; kernel built \
+        "{label}: {EVENTS} steps ({:?}), {} notifications, {} mismatches; kernel built \
          in {built:.2?}, whole run {:.2?}",
         run.counts,
         run.notes,

@@ -118,6 +118,8 @@ pub struct CcWriter<'w, 'a> {
     pub ntimers: usize,
     /// Most notifications one handler run raises (at least 1).
     pub max_notes: u64,
+    /// Each handler's `(part, latency, ii)` estimate of `scenic_ir::timing`, in handler order.
+    pub times: Vec<(String, u32, u32)>,
 }
 
 /// The synthetic scu a cc's bodies are written through (see the module doc).
@@ -249,7 +251,7 @@ pub fn write_cc(
         facts: Facts::default(),
         ii,
     };
-    let cw = CcWriter::new(&w, cc)?;
+    let cw = CcWriter::new(&w, cc, times)?;
     let hpp = super::cc_kernel::write_hpp(&cw);
     let cpp = cw.write_cpp()?;
     let tb = crate::testbench_cc::write(&cw);
@@ -266,7 +268,11 @@ pub fn write_cc(
 }
 
 impl<'w, 'a> CcWriter<'w, 'a> {
-    fn new(w: &'w ScuWriter<'a>, cc: &'a Cc) -> Result<CcWriter<'w, 'a>, Error> {
+    fn new(
+        w: &'w ScuWriter<'a>,
+        cc: &'a Cc,
+        times: Vec<(String, u32, u32)>,
+    ) -> Result<CcWriter<'w, 'a>, Error> {
         let mut fields = Namer::new();
         let mut state = Vec::new();
         for s in cc.state.values() {
@@ -315,6 +321,7 @@ impl<'w, 'a> CcWriter<'w, 'a> {
             handlers,
             ntimers: cc.timers.len().max(1),
             max_notes,
+            times,
         })
     }
 
@@ -377,6 +384,14 @@ impl<'w, 'a> CcWriter<'w, 'a> {
                 handler_part(self.cc, h.event),
                 self.loc(h.span)
             ));
+            if let Some((_, latency, ii)) = self.times.get(i) {
+                c.line(format!(
+                    "// estimated (scenic_ir::timing): latency {latency} cycles, II {ii}{}",
+                    self.cc
+                        .budget
+                        .map_or(String::new(), |b| format!(", budget {b}"))
+                ));
+            }
             write_function(c, bw, "void", &self.handlers[i], &[])?;
         }
         Ok(())
