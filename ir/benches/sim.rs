@@ -4,6 +4,9 @@
 //! 1. `parse`: a parse-only program (Ethernet/IPv4/TCP/UDP parser, empty control);
 //! 2. `firewall`: `examples/firewall.sn` with 1,000 run-time ACL entries (lpm source, ternary
 //!    destination and protocol, range port), packets given to `Machine::process_packet`;
+//!
+//! both also with `Machine::process_packet_into` and one outcome reused for every packet (no
+//! allocation per packet: the output buffers are the previous packet's);
 //! 3. `pcap`: the same firewall end to end as `scenicc sim` runs it, in memory: a pcap file read
 //!    (`io::open`), the entries installed from their JSON (`io::entries::parse`), every packet
 //!    simulated (`sim::capture::simulate`, which keeps every output packet), the outputs written
@@ -240,15 +243,51 @@ fn timed(n: usize, work: impl FnOnce()) -> (f64, Option<f64>) {
     (n as f64 / secs / 1e6, cpu)
 }
 
-/// Runs `n` packets through `process_packet`.
-fn run(m: &mut Machine<'_>, scu: scenic_ir::ScuId, pool: &[Vec<u8>], n: usize) -> usize {
+/// Runs `n` packets through `process_packet`, or through `process_packet_into` with one outcome
+/// reused for every packet (`reuse`).
+fn run(
+    m: &mut Machine<'_>,
+    scu: scenic_ir::ScuId,
+    pool: &[Vec<u8>],
+    n: usize,
+    reuse: bool,
+) -> usize {
     let mut out = 0usize;
+    let mut o = scenic_ir::interp::PacketOutcome::default();
     for i in 0..n {
         let p = &pool[i % pool.len()];
-        let o = m.process_packet(scu, p, 0, (i as u64) * 50);
+        if reuse {
+            m.process_packet_into(scu, p, 0, (i as u64) * 50, &mut o);
+        } else {
+            o = m.process_packet(scu, p, 0, (i as u64) * 50);
+        }
         out += o.outputs.len();
     }
     std::hint::black_box(out)
+}
+
+/// Runs the figure `what` of `module`'s scu `scu` `o.runs` times (a fresh machine each time,
+/// prepared by `setup`) and reports it.
+fn figure(
+    what: &str,
+    module: &scenic_ir::Module,
+    scu: &str,
+    setup: impl Fn(&mut Machine<'_>),
+    (o, pool, n, reuse): (&Options, &[Vec<u8>], usize, bool),
+) {
+    let runs: Vec<_> = (0..o.runs)
+        .map(|_| {
+            let mut m = Machine::new(module);
+            setup(&mut m);
+            let Some(scu) = m.scu_by_name(scu) else {
+                panic!("no scu {scu}")
+            };
+            timed(n, || {
+                run(&mut m, scu, pool, n, reuse);
+            })
+        })
+        .collect();
+    report(what, n, &runs);
 }
 
 /// Prints each run and the best with the spread of the runs (by the wall clock, and by CPU time).
@@ -366,35 +405,26 @@ fn main() {
     );
     if o.wants("parse") {
         let parse_only = lower("parse_only.sn", PARSE_ONLY);
-        let runs: Vec<_> = (0..o.runs)
-            .map(|_| {
-                let mut m = Machine::new(&parse_only);
-                let Some(scu) = m.scu_by_name("parse_only") else {
-                    panic!("no parse_only scu")
-                };
-                timed(n, || {
-                    run(&mut m, scu, &pool, n);
-                })
-            })
-            .collect();
-        report("parse only", n, &runs);
+        for (what, reuse) in [("parse only", false), ("parse only, outcome reused", true)] {
+            figure(
+                what,
+                &parse_only,
+                "parse_only",
+                |_| {},
+                (&o, &pool, n, reuse),
+            );
+        }
     }
     let fw = lower("firewall.sn", include_str!("../../examples/firewall.sn"));
     let entries = acl(&mut rng, 1_000);
     if o.wants("firewall") {
-        let runs: Vec<_> = (0..o.runs)
-            .map(|_| {
-                let mut m = Machine::new(&fw);
-                add_acl(&mut m, &entries);
-                let Some(scu) = m.scu_by_name("incast_firewall") else {
-                    panic!("no firewall scu")
-                };
-                timed(n, || {
-                    run(&mut m, scu, &pool, n);
-                })
-            })
-            .collect();
-        report("firewall, 1,000 ACL entries", n, &runs);
+        for (what, reuse) in [
+            ("firewall, 1,000 ACL entries", false),
+            ("firewall, 1,000 ACL entries, outcome reused", true),
+        ] {
+            let setup = |m: &mut Machine<'_>| add_acl(m, &entries);
+            figure(what, &fw, "incast_firewall", setup, (&o, &pool, n, reuse));
+        }
     }
     if o.wants("pcap") {
         let n = o.n.unwrap_or(200_000);

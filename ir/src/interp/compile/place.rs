@@ -81,6 +81,26 @@ fn splice(bits: &Bits, hi: u32, lo: u32, part: &Bits) -> Bits {
     cleared.bit_or(&part.resize(field_width).zext(width).shl(lo))
 }
 
+/// The root and field steps of a nested place that is only fields of a local, `meta` field or cc
+/// state variable (the places [`Compiler::assign_fields`] writes).
+fn in_place_fields(nested: &Nested) -> Option<(Root, Vec<u32>)> {
+    if !matches!(
+        nested.root,
+        Root::Local(_) | Root::Meta(_) | Root::CcState(_)
+    ) {
+        return None;
+    }
+    nested
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step_::Field(f) => Some(*f),
+            _ => None,
+        })
+        .collect::<Option<Vec<u32>>>()
+        .map(|fields| (nested.root, fields))
+}
+
 /// A nested place: its root, the root's element index and the steps to the part.
 struct Nested {
     root: Root,
@@ -175,6 +195,19 @@ impl Compiler<'_> {
                     Err(_) => Flow::Stop,
                 })
             }
+            _ if self.is_scalar(value) => {
+                let nested = self.nested(place);
+                match in_place_fields(&nested) {
+                    Some((root, fields)) => self.assign_fields(root, fields, value),
+                    None => {
+                        let v = self.value(value);
+                        Box::new(move |cx| {
+                            let r = v(cx).and_then(|v| nested.write(cx, v));
+                            super::stmt::flow(r)
+                        })
+                    }
+                }
+            }
             _ => {
                 let v = self.value(value);
                 let nested = self.nested(place);
@@ -184,6 +217,44 @@ impl Compiler<'_> {
                 })
             }
         }
+    }
+
+    /// A scalar `value` into the part of a local, `meta` field or cc state variable reached by
+    /// `fields` (`s.f.g = v`, `meta.f = v`): the value, then a walk to the part, which becomes the
+    /// value, as [`update_part`] makes it, without building a `Value` or evaluating indices (there
+    /// are none). A part that does not fit changes nothing.
+    fn assign_fields(&mut self, root: Root, fields: Vec<u32>, value: ExprId) -> Step {
+        let v = self.scalar(value);
+        Box::new(move |cx| {
+            let Ok(v) = v(cx) else {
+                return Flow::Stop;
+            };
+            let mut part = match root {
+                Root::Local(slot) => cx.local_mut(slot),
+                Root::Meta(f) => cx.meta_mut(f),
+                Root::CcState(s) => cx.cc_state_mut(s),
+                _ => None,
+            };
+            for (k, &f) in fields.iter().enumerate() {
+                part = match part {
+                    Some(Value::Struct(items)) | Some(Value::Tuple(items)) => {
+                        items.get_mut(f as usize)
+                    }
+                    // A header's fields are bits, so only the last step can write one.
+                    Some(Value::Header(h)) if k + 1 == fields.len() => {
+                        if let Some(b) = h.fields.get_mut(f as usize) {
+                            *b = v;
+                        }
+                        return Flow::Next;
+                    }
+                    _ => None,
+                };
+            }
+            if let Some(p) = part {
+                set_scalar(p, v);
+            }
+            Flow::Next
+        })
     }
 
     /// `local = value`: a scalar into its slot; `map.get` of an aggregate copied into the slot's
