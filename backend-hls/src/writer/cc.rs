@@ -275,11 +275,20 @@ impl<'w, 'a> CcWriter<'w, 'a> {
     ) -> Result<CcWriter<'w, 'a>, Error> {
         let mut fields = Namer::new();
         let mut state = Vec::new();
+        // Aggregate state (structs, arrays) starts at zero (initialisers are scalar constants)
+        // and needs its C++ type, which the writer emits for the types the handlers use.
+        let used: Vec<String> = super::types::aggregates(w.module, w.scu)
+            .iter()
+            .map(Type::to_string)
+            .collect();
         for s in cc.state.values() {
-            if crate::conv::width(w.module, &s.ty).is_none() {
+            let scalar = crate::conv::width(w.module, &s.ty).is_some();
+            let zero = s.init.0 == num_bigint::BigUint::default();
+            if !scalar && (!zero || !used.contains(&s.ty.to_string())) {
                 return Err(w.unsupported(
                     format!(
-                        "cc state `{}` of an aggregate type (struct or array)",
+                        "cc state `{}` of an aggregate type that no handler uses, or with a \
+                         non-zero initialiser",
                         s.name
                     ),
                     cc.span,

@@ -112,10 +112,11 @@ pub fn write_records(cw: &CcWriter<'_, '_>, c: &mut Code) {
         let member = cw.names.state(id);
         let member = member.trim_start_matches("pk.fs.");
         c.line(format!("{} {member};  // state {}", w.ty(&s.ty), s.name));
-        init.push(format!(
-            "{member}({})",
-            crate::conv::literal(m, &s.ty, &s.init)
-        ));
+        let value = match crate::conv::width(m, &s.ty) {
+            Some(_) => crate::conv::literal(m, &s.ty, &s.init),
+            None => String::new(),
+        };
+        init.push(format!("{member}({value})"));
     }
     if init.is_empty() {
         c.line("bool unused;  // a cc without state");

@@ -116,7 +116,14 @@ impl<'m> Machine<'m> {
             state: def
                 .state
                 .values()
-                .map(|s| Value::Bits(Bits::from_biguint(width_of(&s.ty, module), &s.init.0)))
+                .map(|s| match s.ty {
+                    // Aggregates start at their zero value (a struct or array `state` has no
+                    // other constant initialiser), built as the evaluator expects them.
+                    crate::types::Type::Struct(_) | crate::types::Type::Array(..) => {
+                        Value::zero(&s.ty, module)
+                    }
+                    _ => Value::Bits(Bits::from_biguint(width_of(&s.ty, module), &s.init.0)),
+                })
                 .collect(),
             timers: def
                 .timers
