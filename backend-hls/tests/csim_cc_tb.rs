@@ -183,3 +183,113 @@ check_window agg 2 == 1000
         report.failures
     );
 }
+
+/// An scu and a cc in one program: packets, `every` blocks, cc timers, params and CSRs see one
+/// clock on both devices, and the package holds both kernels.
+#[test]
+fn an_scu_and_a_cc_together() {
+    const PROGRAM: &str = "use std::net::{ethernet};
+scu edge on slow_path {
+    csr ticks: bit<32> = 0;
+    csr seen: bit<32> = 0;
+    headers { eth: ethernet }
+    parser {
+        state start {
+            extract(eth);
+            accept;
+        }
+    }
+    control {
+        seen = seen + 1;
+        to_network(1);
+    }
+    every 10us {
+        ticks = ticks + 1;
+    }
+}
+cc pace per flow[8] {
+    param step: rate = 1Gbps;
+    state rc: rate = 10Gbps;
+    output rate rc;
+    on cnp {
+        rc = rc / 2;
+    }
+    on timer up every 20us {
+        rc = min(rc + step, 10Gbps);
+    }
+}
+";
+    const STF: &str = "packet 0 ffffffffffff0000000000010800
+expect 1 ffffffffffff0000000000010800
+event pace 3 cnp
+check_rate pace 3 == 5Gbps
+wait 25us
+check_rate pace 3 == 6Gbps
+check_csr ticks == 2
+set_csr pace.step 2Gbps
+wait 20us
+check_rate pace 3 == 8Gbps
+packet 0 ffffffffffff0000000000010800
+expect 1 ffffffffffff0000000000010800
+wait
+check_csr seen == 2
+check_csr ticks == 4
+event pace 5 cnp
+check_rate pace 5 == 5Gbps
+wait 40us
+check_rate pace 3 == 10Gbps
+check_rate pace 5 == 9Gbps
+";
+    let dir = std::env::temp_dir().join(format!("scenicc-cc-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mixed.sn");
+    std::fs::write(&path, PROGRAM).unwrap();
+    let mut session = scenic_frontend::Session::new();
+    session.add_path(&path).expect("loads");
+    let module = scenic_ir::lower::lower_session(&mut session).expect("lowers");
+    let info = scenic_ir::Validator::new()
+        .validate(&module)
+        .expect("valid");
+    let commands = scenic_ir::sim::stf::parse_report(STF).expect("stf parses");
+    let mut machine = scenic_ir::interp::Machine::new(&module);
+    let report = scenic_ir::sim::stf::run_on(&mut machine, &commands, None);
+    assert!(
+        report.ok() && report.passed == 11,
+        "interpreter: {:?}",
+        report.failures
+    );
+    let inputs = scenic_backend_hls::package::BuildInputs {
+        module: &module,
+        info: &info,
+        source_file: "mixed.sn",
+        source_text: PROGRAM,
+        root_file_id: 0,
+    };
+    let package = scenic_backend_hls::package::build(&inputs).expect("package");
+    assert_eq!(package.kernels(), ["edge", "pace"]);
+    let svh = String::from_utf8_lossy(&package.files["coyote/vfpga_top.svh"]).into_owned();
+    assert!(svh.contains("inst_edge"), "{svh}");
+    assert!(
+        svh.contains("Not instantiated here: the cc kernels pace"),
+        "{svh}"
+    );
+    let Some(ap_types) = common::ap_types_or_skip("an_scu_and_a_cc_together") else {
+        return;
+    };
+    let files =
+        scenic_backend_hls::write_kernel(&module, &info, &scenic_backend_hls::Options::default())
+            .expect("generates");
+    let mut csim = scenic_backend_hls::csim::CsimDevice::new(
+        &module,
+        &files,
+        &ap_types,
+        &["-Wall", "-Wextra", "-Werror"],
+    )
+    .expect("builds");
+    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    assert!(
+        report.ok() && report.passed == 11,
+        "hls-csim: {:?}",
+        report.failures
+    );
+}

@@ -239,7 +239,16 @@ impl Package {
         // SCENIC's transport, which Coyote v2 does not give user logic (README.md says so).
         if !kernels.is_empty() {
             let stride_words = manifest.csr_window.stride_bytes / manifest.csr_window.word_bytes;
-            let svh = coyote::vfpga_top(&kernels, &manifest.control, stride_words, &options);
+            let mut svh = coyote::vfpga_top(&kernels, &manifest.control, stride_words, &options);
+            if !generated.ccs.is_empty() {
+                let names: Vec<&str> = generated.ccs.iter().map(|k| k.top.as_str()).collect();
+                svh.push_str(&format!(
+                    "\n// Not instantiated here: the cc kernels {} (hls/<cc>/): their congestion \
+                     signals and pacer\n// are SCENIC transport interfaces (manifest.json, \
+                     ccs[].kernel.ports).\n",
+                    names.join(", ")
+                ));
+            }
             put("coyote/vfpga_top.svh".into(), svh);
         }
         Ok(Package { files, manifest })
