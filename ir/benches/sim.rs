@@ -18,9 +18,11 @@
 //! least 10 Mpps end to end.
 //!
 //! Arguments, in any order: a packet count; `parse`, `firewall` and/or `pcap` to run only those;
-//! `runs=N` (default 3); `pool=N` distinct packets (default 10,000; a small pool stays in cache,
-//! which separates the interpreter's own cost from memory). For profiling, run the binary under
-//! `perf record` with `runs=1`.
+//! `fresh` or `reused` to run only that entry point; `runs=N` (default 3); `pool=N` distinct
+//! packets (default 10,000; a small pool stays in cache, which separates the interpreter's own
+//! cost from memory). For profiling, run the binary under `perf record` with `runs=1`; for
+//! instruction counts, under `valgrind --tool=cachegrind` with two packet counts (the difference
+//! leaves out the setup).
 //!
 //! Besides the wall clock each run prints the rate by the thread's CPU time (from
 //! `/proc/thread-self/schedstat`, where available): on a shared machine the wall clock also counts
@@ -275,6 +277,9 @@ fn figure(
     setup: impl Fn(&mut Machine<'_>),
     (o, pool, n, reuse): (&Options, &[Vec<u8>], usize, bool),
 ) {
+    if o.variant.is_some_and(|v| v != reuse) {
+        return;
+    }
     let runs: Vec<_> = (0..o.runs)
         .map(|_| {
             let mut m = Machine::new(module);
@@ -321,6 +326,8 @@ struct Options {
     runs: usize,
     pool: usize,
     only: Vec<String>,
+    /// `fresh` or `reused`: only that entry point (`process_packet`, `process_packet_into`).
+    variant: Option<bool>,
 }
 
 fn options() -> Options {
@@ -329,6 +336,7 @@ fn options() -> Options {
         runs: 3,
         pool: 10_000,
         only: Vec::new(),
+        variant: None,
     };
     for a in std::env::args().skip(1) {
         if let Some(v) = a.strip_prefix("runs=").and_then(|v| v.parse().ok()) {
@@ -337,6 +345,8 @@ fn options() -> Options {
             o.pool = v;
         } else if let Ok(v) = a.parse() {
             o.n = Some(v);
+        } else if a == "fresh" || a == "reused" {
+            o.variant = Some(a == "reused");
         } else if ["parse", "firewall", "pcap"].contains(&a.as_str()) {
             o.only.push(a);
         }

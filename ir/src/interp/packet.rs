@@ -282,6 +282,8 @@ fn finish(
     let copies = &cx.effects.copies;
     let outputs = &mut outcome.outputs;
     outputs.truncate(copies.len());
+    // A fresh outcome gets exactly the room it needs (one allocation), a reused one has it.
+    outputs.reserve_exact(copies.len() - outputs.len());
     for (k, d) in copies.iter().enumerate() {
         if let Some((dest, bytes)) = outputs.get_mut(k) {
             dest.clone_from(d);
