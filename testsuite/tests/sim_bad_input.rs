@@ -22,204 +22,13 @@ use std::time::Duration;
 use support::packets::*;
 use support::*;
 
-/// The examples with an scu (`dcqcn.sn` and `window_cc.sn` hold only congestion controllers).
-const SCU_EXAMPLES: [&str; 5] = [
-    "firewall.sn",
-    "flow_monitor.sn",
-    "l3_router.sn",
-    "partition.sn",
-    "xor_cipher.sn",
-];
+#[path = "sim_bad_input/pcapng.rs"]
+mod pcapng;
+#[path = "sim_bad_input/run.rs"]
+mod run;
 
-/// A small valid capture: an ARP request, an IPv4/UDP and a RoCEv2 packet.
-fn small_capture() -> Vec<(u64, Vec<u8>)> {
-    numbered(vec![
-        arp_request([10, 0, 0, 2], [10, 0, 0, 1]),
-        ipv4_udp([10, 0, 0, 2], [10, 1, 0, 9], 64, 1234, 53, b"query"),
-        roce_send_only(17, &[0x5a; 40]),
-    ])
-}
-
-/// A pcapng block: type, total length, body padded to 4 bytes, total length again.
-fn block(le: bool, kind: u32, body: &[u8]) -> Vec<u8> {
-    let u32b = |v: u32| if le { v.to_le_bytes() } else { v.to_be_bytes() };
-    let padded = body.len().div_ceil(4) * 4;
-    let total = (12 + padded) as u32;
-    let mut b = Vec::new();
-    b.extend_from_slice(&u32b(kind));
-    b.extend_from_slice(&u32b(total));
-    b.extend_from_slice(body);
-    b.resize(8 + padded, 0);
-    b.extend_from_slice(&u32b(total));
-    b
-}
-
-/// pcapng options: (code, value) pairs and the end-of-options marker.
-fn options(le: bool, opts: &[(u16, &[u8])]) -> Vec<u8> {
-    let u16b = |v: u16| if le { v.to_le_bytes() } else { v.to_be_bytes() };
-    let mut b = Vec::new();
-    for (code, value) in opts {
-        b.extend_from_slice(&u16b(*code));
-        b.extend_from_slice(&u16b(value.len() as u16));
-        b.extend_from_slice(value);
-        b.resize(b.len().div_ceil(4) * 4, 0);
-    }
-    b.extend_from_slice(&[0; 4]);
-    b
-}
-
-fn shb(le: bool, opts: &[(u16, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    if le {
-        body.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
-        body.extend_from_slice(&1u16.to_le_bytes());
-        body.extend_from_slice(&0u16.to_le_bytes());
-    } else {
-        body.extend_from_slice(&0x1a2b_3c4du32.to_be_bytes());
-        body.extend_from_slice(&1u16.to_be_bytes());
-        body.extend_from_slice(&0u16.to_be_bytes());
-    }
-    body.extend_from_slice(&(-1i64).to_le_bytes());
-    body.extend_from_slice(&options(le, opts));
-    block(le, 0x0a0d_0d0a, &body)
-}
-
-fn idb(le: bool, snaplen: u32, opts: &[(u16, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    if le {
-        body.extend_from_slice(&1u16.to_le_bytes());
-        body.extend_from_slice(&[0, 0]);
-        body.extend_from_slice(&snaplen.to_le_bytes());
-    } else {
-        body.extend_from_slice(&1u16.to_be_bytes());
-        body.extend_from_slice(&[0, 0]);
-        body.extend_from_slice(&snaplen.to_be_bytes());
-    }
-    body.extend_from_slice(&options(le, opts));
-    block(le, 1, &body)
-}
-
-/// An enhanced packet block on interface `iface` with `ticks` in the interface's resolution.
-fn epb(le: bool, iface: u32, ticks: u64, data: &[u8], opts: &[(u16, &[u8])]) -> Vec<u8> {
-    let u32b = |v: u32| if le { v.to_le_bytes() } else { v.to_be_bytes() };
-    let mut body = Vec::new();
-    for v in [
-        iface,
-        (ticks >> 32) as u32,
-        ticks as u32,
-        data.len() as u32,
-        data.len() as u32,
-    ] {
-        body.extend_from_slice(&u32b(v));
-    }
-    body.extend_from_slice(data);
-    body.resize(body.len().div_ceil(4) * 4, 0);
-    if !opts.is_empty() {
-        body.extend_from_slice(&options(le, opts));
-    }
-    block(le, 6, &body)
-}
-
-/// A simple packet block (no timestamp, no interface: interface 0).
-fn spb(le: bool, data: &[u8]) -> Vec<u8> {
-    let mut body = Vec::new();
-    let len = data.len() as u32;
-    body.extend_from_slice(&if le {
-        len.to_le_bytes()
-    } else {
-        len.to_be_bytes()
-    });
-    body.extend_from_slice(data);
-    block(le, 3, &body)
-}
-
-/// An obsolete packet block.
-fn opb(le: bool, iface: u16, ticks: u64, data: &[u8]) -> Vec<u8> {
-    let u32b = |v: u32| if le { v.to_le_bytes() } else { v.to_be_bytes() };
-    let mut body = Vec::new();
-    body.extend_from_slice(&if le {
-        iface.to_le_bytes()
-    } else {
-        iface.to_be_bytes()
-    });
-    body.extend_from_slice(&[0, 0]);
-    for v in [
-        (ticks >> 32) as u32,
-        ticks as u32,
-        data.len() as u32,
-        data.len() as u32,
-    ] {
-        body.extend_from_slice(&u32b(v));
-    }
-    body.extend_from_slice(data);
-    block(le, 2, &body)
-}
-
-/// A pcapng file of the small capture, written the plain way.
-fn small_pcapng() -> Vec<u8> {
-    let mut f = shb(true, &[]);
-    f.extend(idb(true, 0, &[]));
-    for (ts, p) in small_capture() {
-        f.extend(epb(true, 0, ts / 1000, &p, &[]));
-    }
-    f
-}
-
-/// Writes `bytes` to a file in a new temporary directory.
-fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-    let path = dir.path().join(name);
-    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    (dir, path)
-}
-
-/// `scenicc sim <example> --in <input> --out <dir>/out.pcap` and more arguments.
-fn sim_cli(example_name: &str, input: &Path, extra: &[&OsStr]) -> Run {
-    let out = input.with_file_name("out.pcap");
-    let program = example(example_name);
-    let mut args: Vec<&OsStr> = vec![
-        OsStr::new("sim"),
-        program.as_os_str(),
-        OsStr::new("--in"),
-        input.as_os_str(),
-        OsStr::new("--out"),
-        out.as_os_str(),
-    ];
-    args.extend_from_slice(extra);
-    run_scenicc(args)
-}
-
-/// Runs every scu example over `records` in the library, each within a time bound; the results
-/// must be consistent (one outcome per packet on the slow path, well-formed outputs).
-fn simulate_all(records: &[(u64, Vec<u8>)], what: &str) {
-    for name in SCU_EXAMPLES {
-        let module = std::sync::Arc::new(lower_example(name));
-        let packets = records.to_vec();
-        let label = format!("{name} on {what}");
-        let m = module.clone();
-        let result = within(Duration::from_secs(20), &label, move || {
-            simulate(&m, &packets)
-        })
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-        assert_eq!(result.summary.packets_in, records.len() as u64, "{label}");
-        if name != "partition.sn" && name != "xor_cipher.sn" {
-            let out: u64 = result.summary.out_per_port.values().sum();
-            let dropped: u64 = result.summary.dropped.values().sum();
-            assert_eq!(
-                out + dropped,
-                records.len() as u64,
-                "{label}: {:?}",
-                result.summary
-            );
-        }
-        for p in &result.packets {
-            assert!(
-                p.data.len() >= 14,
-                "{label}: an output shorter than an Ethernet header"
-            );
-        }
-    }
-}
+use pcapng::*;
+use run::*;
 
 // ---------------------------------------------------------------------------------------------
 // Unreadable captures through the command line: exit code 2 and a message naming the file.
@@ -660,34 +469,7 @@ fn pcapng_with_odd_blocks() {
     let p3 = arp_request([10, 0, 0, 2], [10, 0, 0, 1]);
     let p4 = ipv4_udp([10, 0, 0, 2], [172, 16, 0, 1], 9, 5, 6, b"three");
     let t0: u64 = 1_700_000_000_000_000_000; // ns
-    let mut f = shb(
-        true,
-        &[(2, b"some hardware"), (3, b"Linux"), (4, b"a test")],
-    );
-    f.extend(block(true, 0x0000_0bad, b"custom block, copyable")); // custom block
-    f.extend(block(true, 0x7777_0001, &[9; 20])); // a block type nobody knows
-    f.extend(idb(true, 0, &[(2, b"veth0"), (9, &[9])])); // if_name, if_tsresol = 10^-9
-    f.extend(block(
-        true,
-        4,
-        &[1, 0, 8, 0, 10, 0, 0, 1, b'r', b'x', 0, 0, 0, 0, 0, 0],
-    )); // NRB
-    f.extend(epb(
-        true,
-        0,
-        t0,
-        &p1,
-        &[(1, b"a comment"), (2, &[1, 0, 0, 0])],
-    ));
-    f.extend(spb(true, &p2)); // timestamp: the previous packet's
-    f.extend(epb(true, 0, t0 + 2_000, &[], &[])); // a zero-length packet
-    f.extend(block(true, 5, &[0; 20])); // interface statistics
-    f.extend(opb(true, 0, t0 + 3_000, &p3));
-    f.extend(block(true, 0x4000_0bad, b"custom, do not copy")); // custom block
-                                                                // A second section, big-endian, microsecond resolution.
-    f.extend(shb(false, &[]));
-    f.extend(idb(false, 65535, &[]));
-    f.extend(epb(false, 0, t0 / 1000 + 4, &p4, &[]));
+    let f = odd_pcapng(t0, [&p1, &p2, &p3, &p4]);
 
     let records = scenic_ir::io::read_all(&f).unwrap_or_else(|e| panic!("{e}"));
     let got: Vec<(u64, &[u8])> = records.iter().map(|r| (r.ts_ns, r.data)).collect();
@@ -720,23 +502,7 @@ fn pcapng_with_odd_blocks() {
     // Broken blocks: a length that is not a multiple of 4, one shorter than a block, one running
     // past the end, and leading and trailing lengths that differ. Each is an error naming the file
     // and an offset.
-    let good_len = f.len();
-    let mut broken = Vec::new();
-    for (what, at, value) in [
-        ("odd length", 4usize, 30u32),
-        ("tiny", 4, 8),
-        ("huge", 4, 0x7fff_fff0),
-    ] {
-        let mut g = shb(true, &[]);
-        let start = g.len();
-        g.extend(idb(true, 0, &[]));
-        g[start + at..start + at + 4].copy_from_slice(&value.to_le_bytes());
-        broken.push((what, g));
-    }
-    let mut mismatch = f.clone();
-    mismatch[good_len - 4] ^= 0x40;
-    broken.push(("mismatched lengths", mismatch));
-    for (what, bytes) in broken {
+    for (what, bytes) in broken_pcapngs(&f) {
         let err = scenic_ir::io::read_all(&bytes).map(|r| r.len());
         let msg = err
             .err()
@@ -756,17 +522,6 @@ fn pcapng_with_odd_blocks() {
 
 // ---------------------------------------------------------------------------------------------
 // Command-line options naming what the program does not have.
-
-fn entries_run(json: &str) -> Run {
-    let (dir, path) = temp_file("in.pcap", &pcap_file(&small_capture()));
-    let entries = dir.path().join("entries.json");
-    std::fs::write(&entries, json).unwrap_or_else(|e| panic!("{e}"));
-    sim_cli(
-        "firewall.sn",
-        &path,
-        &[OsStr::new("--entries"), entries.as_os_str()],
-    )
-}
 
 #[test]
 fn entries_with_bad_names_or_forms_are_clear_errors() {
