@@ -166,17 +166,8 @@ impl<'m> Machine<'m> {
         } else {
             scratch.reason = Some(std::mem::take(&mut reason));
         }
-        let rt = &mut self.scus[scu.index()];
-        if dropped {
-            match rt.stats.drops.get_mut(&reason) {
-                Some(n) => *n += 1,
-                None => {
-                    rt.stats.drops.insert(reason.clone(), 1);
-                }
-            }
-            outcome.dropped = Some(reason);
-        } else {
-            rt.stats.copies_out += outcome.outputs.len() as u64;
+        if let Some(rt) = self.scus.get_mut(scu.index()) {
+            count(&mut rt.stats, outcome, dropped.then_some(reason));
         }
         // `every` runs that came due are already in `self.notifications` (advance_time records
         // them); only what this packet raised is added below.
@@ -185,6 +176,26 @@ impl<'m> Machine<'m> {
             self.notifications.extend(raised.iter().cloned());
             outcome.notifications.extend(raised);
         }
+    }
+}
+
+/// Counts the packet's drop (`reason`, which becomes the outcome's) or its copies.
+fn count(
+    stats: &mut super::runtime::ScuStats,
+    outcome: &mut PacketOutcome,
+    reason: Option<String>,
+) {
+    match reason {
+        Some(reason) => {
+            match stats.drops.get_mut(&reason) {
+                Some(n) => *n += 1,
+                None => {
+                    stats.drops.insert(reason.clone(), 1);
+                }
+            }
+            outcome.dropped = Some(reason);
+        }
+        None => stats.copies_out += outcome.outputs.len() as u64,
     }
 }
 
