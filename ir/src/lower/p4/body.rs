@@ -310,51 +310,23 @@ impl Lw<'_> {
             }
         }
         match &e.kind {
-            ExprKind::Member(base, _) => match self.res_of(e) {
-                Res::Field(i) => {
-                    let b = self.expr(fx, inst, base, pre);
-                    let fty = self.ir_ty(&ty);
-                    fx.body.add(
-                        Expr::Field {
-                            base: b,
-                            field: i as u32,
-                        },
-                        fty,
-                        span,
-                    )
-                }
-                _ => {
-                    self.unsupported(e.span, "this member in an expression (`hit`/`miss` only as the whole condition of an `if`)");
-                    Self::dummy(fx, span)
-                }
-            },
+            ExprKind::Member(base, _) => self.member_value(fx, inst, e, base, &ty, pre),
             ExprKind::Slice(base, hi, lo) => {
                 let b = self.expr(fx, inst, base, pre);
                 match (self.const_u32(hi), self.const_u32(lo)) {
-                    (Some(h), Some(l)) => fx.body.add(
-                        Expr::Slice {
+                    (Some(h), Some(l)) => {
+                        let slice = Expr::Slice {
                             base: b,
                             hi: h,
                             lo: l,
-                        },
-                        Type::Bits(h - l + 1),
-                        span,
-                    ),
+                        };
+                        fx.body.add(slice, Type::Bits(h - l + 1), span)
+                    }
                     _ => Self::dummy(fx, span),
                 }
             }
             ExprKind::Call { .. } => self.call_value(fx, inst, e, pre),
-            ExprKind::Unary(op, x) => {
-                let a = self.expr(fx, inst, x, pre);
-                let op = match op {
-                    UnOp::Not => UnaryOp::Not,
-                    UnOp::BitNot => UnaryOp::BitNot,
-                    UnOp::Neg => UnaryOp::Neg,
-                    UnOp::Plus => return a,
-                };
-                let ir = self.ir_ty(&ty);
-                fx.body.add(Expr::Unary(op, a), ir, span)
-            }
+            ExprKind::Unary(op, x) => self.unary(fx, inst, *op, x, &ty, span, pre),
             ExprKind::Binary(op, a, b) => self.binary(fx, inst, e, *op, a, b, pre),
             ExprKind::Ternary(c, a, b) => self.ternary(fx, inst, e, c, a, b, pre),
             ExprKind::Cast(_, x) => {
@@ -382,6 +354,60 @@ impl Lw<'_> {
                 Self::dummy(fx, span)
             }
         }
+    }
+
+    /// A member that is not a place (those are read as paths): a field of a computed struct.
+    fn member_value(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        e: &PExpr,
+        base: &PExpr,
+        ty: &Ty,
+        pre: &mut Block,
+    ) -> ExprId {
+        let span = self.span(e.span);
+        match self.res_of(e) {
+            Res::Field(i) => {
+                let b = self.expr(fx, inst, base, pre);
+                let fty = self.ir_ty(ty);
+                fx.body.add(
+                    Expr::Field {
+                        base: b,
+                        field: i as u32,
+                    },
+                    fty,
+                    span,
+                )
+            }
+            _ => {
+                self.unsupported(e.span, "this member in an expression (`hit`/`miss` only as the whole condition of an `if`)");
+                Self::dummy(fx, span)
+            }
+        }
+    }
+
+    /// A unary operation of type `ty` on `x` (unary plus is `x` itself).
+    #[allow(clippy::too_many_arguments)]
+    fn unary(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        op: UnOp,
+        x: &PExpr,
+        ty: &Ty,
+        span: crate::span::Span,
+        pre: &mut Block,
+    ) -> ExprId {
+        let a = self.expr(fx, inst, x, pre);
+        let op = match op {
+            UnOp::Not => UnaryOp::Not,
+            UnOp::BitNot => UnaryOp::BitNot,
+            UnOp::Neg => UnaryOp::Neg,
+            UnOp::Plus => return a,
+        };
+        let ir = self.ir_ty(ty);
+        fx.body.add(Expr::Unary(op, a), ir, span)
     }
 
     fn struct_init(

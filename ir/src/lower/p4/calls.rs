@@ -3,6 +3,7 @@
 use super::body::Fx;
 use super::{Bound, Inst, Lw};
 use crate::body::{BinaryOp, Block, Expr, Intrinsic, Place, Stmt, UnaryOp};
+use crate::span::Span;
 use crate::types::Type;
 use scenic_frontend::p4::ast::{Arg, Expr as PExpr, ExprKind};
 use scenic_frontend::p4::check::{DeclRef, HashKind, Method, Res};
@@ -38,14 +39,7 @@ impl Lw<'_> {
             Method::Emit => self.emit(fx, inst, args[0], out),
             Method::SetValid | Method::SetInvalid => {
                 let valid = method == Method::SetValid;
-                match receiver.and_then(|r| self.path(fx, inst, r)) {
-                    Some(Bound::Header { inst: i, index }) => {
-                        let index =
-                            index.map(|x| Self::const_of(fx, u64::from(x), Type::Bits(32), span));
-                        out.push(Stmt::SetValid(i, index, valid), span);
-                    }
-                    _ => self.unsupported(e.span, "`setValid`/`setInvalid` of this expression"),
-                }
+                self.set_validity(fx, inst, receiver, valid, e, out)
             }
             Method::IsValid | Method::Lookahead | Method::CsumGet(_) | Method::CsumGetState(_) => {
                 // A value computed for nothing: evaluate nothing (these have no effect).
@@ -57,14 +51,7 @@ impl Lw<'_> {
                     .add(Expr::Apply(table), Type::TableResult(table), span);
                 out.push(Stmt::Eval(apply), span);
             }
-            Method::Action(at) => {
-                let action = self.action(inst, at);
-                let values: Vec<_> = args.iter().map(|a| self.expr(fx, inst, a, out)).collect();
-                let call = fx
-                    .body
-                    .add(Expr::CallAction(action, values), Type::Unit, span);
-                out.push(Stmt::Eval(call), span);
-            }
+            Method::Action(at) => self.action_call(fx, inst, at, &args, span, out),
             Method::ControlApply(at) => self.apply_control(fx, inst, at, &args, e, out),
             Method::Verify => {
                 self.unsupported(e.span, "`verify` inside a nested block of a parser state")
@@ -88,43 +75,115 @@ impl Lw<'_> {
             Method::RegisterWrite(at) if self.csr_of(at).is_some() => {
                 self.csr_register(fx, inst, at, args[0], Some(args[1]), out)
             }
-            Method::RegisterRead(at) => {
-                let map = self.map(inst, at);
-                let index = self.expr(fx, inst, args[1], out);
-                let value_ty = self.scu.maps[map].value.clone();
-                let get = fx.body.add(Expr::MapGet(map, index), value_ty, span);
-                match self
-                    .path(fx, inst, args[0])
-                    .and_then(|b| self.place(fx, &b, span))
-                {
-                    Some(p) => out.push(Stmt::Assign(p, get), span),
-                    None => {
-                        self.unsupported(args[0].span, "reading a register into this expression")
-                    }
-                }
-            }
-            Method::RegisterWrite(at) => {
-                let map = self.map(inst, at);
-                let index = self.expr(fx, inst, args[0], out);
-                let value = self.expr(fx, inst, args[1], out);
-                let put = fx
-                    .body
-                    .add(Expr::MapInsert(map, index, value), Type::Bool, span);
-                out.push(Stmt::Eval(put), span);
-            }
+            Method::RegisterRead(at) => self.register_read(fx, inst, at, &args, span, out),
+            Method::RegisterWrite(at) => self.register_write(fx, inst, at, &args, span, out),
             Method::CsumClear(at) | Method::CsumSetState(at) => {
-                let f = self.csum_field(inst, at);
-                let value = match args.first() {
-                    Some(a) => self.expr(fx, inst, a, out),
-                    None => Self::const_of(fx, 0, Type::Bits(16), span),
-                };
-                out.push(Stmt::Assign(Place::Meta(f), value), span);
+                self.csum_set(fx, inst, at, args.first().copied(), span, out)
             }
             Method::CsumAdd(at) | Method::CsumSubtract(at) => {
                 let add = matches!(method, Method::CsumAdd(_));
                 self.csum_update(fx, inst, at, add, args[0], out)
             }
         }
+    }
+
+    /// `setValid()` or `setInvalid()` (`valid` tells which) on `receiver`, which must be a header.
+    fn set_validity(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        receiver: Option<&PExpr>,
+        valid: bool,
+        e: &PExpr,
+        out: &mut Block,
+    ) {
+        let span = self.span(e.span);
+        match receiver.and_then(|r| self.path(fx, inst, r)) {
+            Some(Bound::Header { inst: i, index }) => {
+                let index = index.map(|x| Self::const_of(fx, u64::from(x), Type::Bits(32), span));
+                out.push(Stmt::SetValid(i, index, valid), span);
+            }
+            _ => self.unsupported(e.span, "`setValid`/`setInvalid` of this expression"),
+        }
+    }
+
+    /// A direct call of action `at` with `args` as its arguments.
+    fn action_call(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        at: DeclRef,
+        args: &[&PExpr],
+        span: Span,
+        out: &mut Block,
+    ) {
+        let action = self.action(inst, at);
+        let values: Vec<_> = args.iter().map(|a| self.expr(fx, inst, a, out)).collect();
+        let call = fx
+            .body
+            .add(Expr::CallAction(action, values), Type::Unit, span);
+        out.push(Stmt::Eval(call), span);
+    }
+
+    /// `register.read(result, index)` on a register kept as a map: the map's value at `index`
+    /// assigned to `result`.
+    fn register_read(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        at: DeclRef,
+        args: &[&PExpr],
+        span: Span,
+        out: &mut Block,
+    ) {
+        let map = self.map(inst, at);
+        let index = self.expr(fx, inst, args[1], out);
+        let value_ty = self.scu.maps[map].value.clone();
+        let get = fx.body.add(Expr::MapGet(map, index), value_ty, span);
+        match self
+            .path(fx, inst, args[0])
+            .and_then(|b| self.place(fx, &b, span))
+        {
+            Some(p) => out.push(Stmt::Assign(p, get), span),
+            None => self.unsupported(args[0].span, "reading a register into this expression"),
+        }
+    }
+
+    /// `register.write(index, value)` on a register kept as a map.
+    fn register_write(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        at: DeclRef,
+        args: &[&PExpr],
+        span: Span,
+        out: &mut Block,
+    ) {
+        let map = self.map(inst, at);
+        let index = self.expr(fx, inst, args[0], out);
+        let value = self.expr(fx, inst, args[1], out);
+        let put = fx
+            .body
+            .add(Expr::MapInsert(map, index, value), Type::Bool, span);
+        out.push(Stmt::Eval(put), span);
+    }
+
+    /// `clear()` or `set_state(value)` of checksum unit `at`: its state becomes `value`, or 0.
+    fn csum_set(
+        &mut self,
+        fx: &mut Fx,
+        inst: &Inst,
+        at: DeclRef,
+        value: Option<&PExpr>,
+        span: Span,
+        out: &mut Block,
+    ) {
+        let f = self.csum_field(inst, at);
+        let value = match value {
+            Some(a) => self.expr(fx, inst, a, out),
+            None => Self::const_of(fx, 0, Type::Bits(16), span),
+        };
+        out.push(Stmt::Assign(Place::Meta(f), value), span);
     }
 
     fn const_u64(&self, e: &PExpr) -> Option<u64> {

@@ -12,7 +12,7 @@ use num_bigint::BigInt;
 use scenic_frontend::p4::ast::{
     ActionDecl, ControlDecl, DeclKind, Expr as PExpr, Local, StmtKind, TableDecl, TableProp,
 };
-use scenic_frontend::p4::check::{DeclRef, InstanceInfo, KeyVal, Owner};
+use scenic_frontend::p4::check::{DeclRef, InstanceInfo, KeyVal, Owner, TableInfo};
 use std::collections::HashMap;
 
 /// Table size when a program gives none (p4c's default for BMv2).
@@ -146,6 +146,41 @@ impl<'c> Lw<'c> {
             return TableId::from_u32(0);
         };
         let span = self.span(decl.span);
+        let (key_fx, keys) = self.table_keys(inst, decl, &info);
+        let (actions, default) = self.table_actions(inst, &info);
+        let const_entries = self.const_entries(&info);
+        let has_entries = !info.entries.is_empty();
+        let size = info
+            .size
+            .unwrap_or(if info.entries_const && has_entries {
+                info.entries.len() as u64
+            } else {
+                DEFAULT_TABLE_SIZE
+            })
+            .max(const_entries.len() as u64);
+        let id = self.scu.tables.push(Table {
+            name: inst.name(&decl.name.name),
+            key_body: key_fx.body,
+            keys,
+            actions,
+            default,
+            size,
+            is_const: info.entries_const && has_entries,
+            const_entries,
+            span,
+        });
+        self.tables.insert(key, id);
+        self.table_tops.push((id, inst.top.clone()));
+        id
+    }
+
+    /// The keys of table `decl` in instance `inst`, with the body that computes them.
+    fn table_keys(
+        &mut self,
+        inst: &Inst,
+        decl: &TableDecl,
+        info: &TableInfo,
+    ) -> (Fx, Vec<TableKey>) {
         let mut key_fx = Fx::default();
         let mut keys = Vec::new();
         let key_exprs: HashMap<u32, &PExpr> = decl
@@ -178,6 +213,17 @@ impl<'c> Lw<'c> {
                 name: k.name.clone(),
             });
         }
+        (key_fx, keys)
+    }
+
+    /// A table's actions and its default action with its arguments. A table whose actions read
+    /// `hit` gets a copy of each action for a miss (after the originals), and its default action
+    /// is the miss copy.
+    fn table_actions(
+        &mut self,
+        inst: &Inst,
+        info: &TableInfo,
+    ) -> (Vec<ActionId>, (ActionId, Vec<Const>)) {
         let mut actions: Vec<ActionId> =
             info.actions.iter().map(|a| self.action(inst, *a)).collect();
         let n = actions.len();
@@ -196,8 +242,12 @@ impl<'c> Lw<'c> {
                 .unwrap_or(ActionId::from_u32(0)),
             args.iter().map(|a| self.arg_const(*a)).collect(),
         );
-        let const_entries: Vec<Entry> = info
-            .entries
+        (actions, default)
+    }
+
+    /// A table's constant entries, in priority order (the first has priority 0).
+    fn const_entries(&mut self, info: &TableInfo) -> Vec<Entry> {
+        info.entries
             .iter()
             .enumerate()
             .map(|(i, e)| Entry {
@@ -211,30 +261,7 @@ impl<'c> Lw<'c> {
                 args: e.args.iter().map(|a| self.arg_const(*a)).collect(),
                 priority: i as u32,
             })
-            .collect();
-        let has_entries = !info.entries.is_empty();
-        let size = info
-            .size
-            .unwrap_or(if info.entries_const && has_entries {
-                info.entries.len() as u64
-            } else {
-                DEFAULT_TABLE_SIZE
-            })
-            .max(const_entries.len() as u64);
-        let id = self.scu.tables.push(Table {
-            name: inst.name(&decl.name.name),
-            key_body: key_fx.body,
-            keys,
-            actions,
-            default,
-            size,
-            is_const: info.entries_const && has_entries,
-            const_entries,
-            span,
-        });
-        self.tables.insert(key, id);
-        self.table_tops.push((id, inst.top.clone()));
-        id
+            .collect()
     }
 
     /// The constant value of an action argument.
