@@ -195,8 +195,45 @@ impl Cx<'_> {
         control: Option<&ScuControl>,
         timing: &TimingReport,
     ) -> ScuManifest {
-        let csrs = scu
-            .csrs
+        let csrs = self.csrs(scu, info, csr_base);
+        let tables = scu
+            .tables
+            .values()
+            .enumerate()
+            .map(|(i, t)| {
+                let records = control.and_then(|c| c.tables.get(i));
+                self.table(scu, t, i, records)
+            })
+            .collect();
+        let maps = self.maps(scu, info, control);
+        ScuManifest {
+            name: scu.name.clone(),
+            index: position(index),
+            attach: match scu.attach {
+                Attach::SlowPath => AttachKind::SlowPath,
+                Attach::Rdma => AttachKind::Rdma,
+                Attach::Tcp => AttachKind::Tcp,
+            },
+            kernel,
+            csr_base,
+            csrs,
+            tables,
+            maps,
+            counters: counters(scu),
+            meters: meters(scu),
+            outs: outs(scu),
+            every: every(scu),
+            parser_errors: scu.errors.values().cloned().collect(),
+            summary: ScuSummary {
+                packet: find(timing, &scu.name, BodyKind::Packet).map(summary),
+                stream: find(timing, &scu.name, BodyKind::Stream).map(summary),
+            },
+        }
+    }
+
+    /// The manifest entries of an scu's CSRs, with their addresses in the window at `csr_base`.
+    fn csrs(&self, scu: &Scu, info: &ScuInfo, csr_base: u64) -> Vec<CsrEntry> {
+        scu.csrs
             .iter()
             .map(|(id, c)| {
                 let offset = info.csrs[id].offset;
@@ -214,18 +251,12 @@ impl Cx<'_> {
                     init: hex(&c.init),
                 }
             })
-            .collect();
-        let tables = scu
-            .tables
-            .values()
-            .enumerate()
-            .map(|(i, t)| {
-                let records = control.and_then(|c| c.tables.get(i));
-                self.table(scu, t, i, records)
-            })
-            .collect();
-        let maps = scu
-            .maps
+            .collect()
+    }
+
+    /// The manifest entries of an scu's maps, with the value layout from the control layout.
+    fn maps(&self, scu: &Scu, info: &ScuInfo, control: Option<&ScuControl>) -> Vec<MapEntry> {
+        scu.maps
             .iter()
             .enumerate()
             .map(|(i, (id, m))| MapEntry {
@@ -254,49 +285,7 @@ impl Cx<'_> {
                     .unwrap_or_default(),
                 size: m.size,
             })
-            .collect();
-        ScuManifest {
-            name: scu.name.clone(),
-            index: position(index),
-            attach: match scu.attach {
-                Attach::SlowPath => AttachKind::SlowPath,
-                Attach::Rdma => AttachKind::Rdma,
-                Attach::Tcp => AttachKind::Tcp,
-            },
-            kernel,
-            csr_base,
-            csrs,
-            tables,
-            maps,
-            counters: counters(scu),
-            meters: scu
-                .meters
-                .values()
-                .enumerate()
-                .map(|(i, m)| MeterEntry {
-                    name: m.name.clone(),
-                    index: position(i),
-                    size: m.size,
-                    rate_bps: m.rate,
-                    burst_bytes: m.burst,
-                })
-                .collect(),
-            outs: outs(scu),
-            every: scu
-                .every
-                .iter()
-                .enumerate()
-                .map(|(i, e)| EveryEntry {
-                    index: position(i),
-                    period_ns: e.period_ns,
-                })
-                .collect(),
-            parser_errors: scu.errors.values().cloned().collect(),
-            summary: ScuSummary {
-                packet: find(timing, &scu.name, BodyKind::Packet).map(summary),
-                stream: find(timing, &scu.name, BodyKind::Stream).map(summary),
-            },
-        }
+            .collect()
     }
 
     fn table(
@@ -340,8 +329,34 @@ impl Cx<'_> {
                 }
             })
             .collect();
-        let actions: Vec<ActionEntry> = t
-            .actions
+        let actions = self.table_actions(scu, t, records);
+        let default = default_action(scu, t);
+        TableEntry {
+            name: t.name.clone(),
+            index: position(index),
+            size: t.size,
+            const_entries: t.const_entries.len() as u64,
+            is_const: t.is_const,
+            ranking: ranking(t),
+            key_bits,
+            keys,
+            actions,
+            record_bits: records.map_or(0, |r| r.record_bits),
+            action_field: records.map_or(unplaced, |r| place(&r.action)),
+            priority_field: records.map_or(unplaced, |r| place(&r.priority)),
+            default,
+        }
+    }
+
+    /// A table's actions with their parameters, placed where the control layout puts them in the
+    /// entry record.
+    fn table_actions(
+        &self,
+        scu: &Scu,
+        t: &Table,
+        records: Option<&TableControl>,
+    ) -> Vec<ActionEntry> {
+        t.actions
             .iter()
             .enumerate()
             .map(|(i, &a)| {
@@ -369,33 +384,7 @@ impl Cx<'_> {
                     params,
                 }
             })
-            .collect();
-        let (default_id, default_args) = &t.default;
-        let default_pos = t.actions.iter().position(|a| a == default_id);
-        let default = DefaultAction {
-            action: default_pos.map_or(u32::MAX, position),
-            name: scu
-                .actions
-                .get(*default_id)
-                .map_or_else(|| format!("{default_id}"), |a| a.name.clone()),
-            args: default_args.iter().map(hex).collect(),
-            host_may_change: !t.is_const,
-        };
-        TableEntry {
-            name: t.name.clone(),
-            index: position(index),
-            size: t.size,
-            const_entries: t.const_entries.len() as u64,
-            is_const: t.is_const,
-            ranking: ranking(t),
-            key_bits,
-            keys,
-            actions,
-            record_bits: records.map_or(0, |r| r.record_bits),
-            action_field: records.map_or(unplaced, |r| place(&r.action)),
-            priority_field: records.map_or(unplaced, |r| place(&r.priority)),
-            default,
-        }
+            .collect()
     }
 
     fn cc(
@@ -489,6 +478,48 @@ fn ranking(t: &Table) -> Ranking {
         Ranking::LongestPrefix
     } else {
         Ranking::Exact
+    }
+}
+
+/// The manifest entries of an scu's meters.
+fn meters(scu: &Scu) -> Vec<MeterEntry> {
+    scu.meters
+        .values()
+        .enumerate()
+        .map(|(i, m)| MeterEntry {
+            name: m.name.clone(),
+            index: position(i),
+            size: m.size,
+            rate_bps: m.rate,
+            burst_bytes: m.burst,
+        })
+        .collect()
+}
+
+/// The manifest entries of an scu's `every` blocks.
+fn every(scu: &Scu) -> Vec<EveryEntry> {
+    scu.every
+        .iter()
+        .enumerate()
+        .map(|(i, e)| EveryEntry {
+            index: position(i),
+            period_ns: e.period_ns,
+        })
+        .collect()
+}
+
+/// A table's default action: its position among the table's actions and its arguments.
+fn default_action(scu: &Scu, t: &Table) -> DefaultAction {
+    let (default_id, default_args) = &t.default;
+    let default_pos = t.actions.iter().position(|a| a == default_id);
+    DefaultAction {
+        action: default_pos.map_or(u32::MAX, position),
+        name: scu
+            .actions
+            .get(*default_id)
+            .map_or_else(|| format!("{default_id}"), |a| a.name.clone()),
+        args: default_args.iter().map(hex).collect(),
+        host_may_change: !t.is_const,
     }
 }
 
