@@ -197,33 +197,14 @@ impl Lowerer<'_> {
                     size,
                 },
             ) => {
-                let map = Map {
-                    name: m.name.name.clone(),
-                    kind: match kind {
-                        sig::MapKind::Array => MapKind::Array,
-                        sig::MapKind::Hash => MapKind::Hash,
-                        sig::MapKind::LruHash => MapKind::LruHash,
-                    },
-                    key: self.lower_ty(key, cx),
-                    value: self.lower_ty(value, cx),
-                    size: *size,
-                };
+                let map = self.lower_map(&m.name.name, kind, key, value, *size, cx);
                 let types = (map.key.clone(), map.value.clone());
                 let id = scu.maps.push(map);
                 cx.maps.insert(m.name.name.clone(), id);
                 cx.map_types.insert(id, types);
             }
             (MemberKind::Counter(c), SigKind::Counter { size }) => {
-                let kind = match c.kind.name.as_str() {
-                    "bytes" => CounterKind::Bytes,
-                    "packets_and_bytes" => CounterKind::PacketsAndBytes,
-                    _ => CounterKind::Packets,
-                };
-                let id = scu.counters.push(Counter {
-                    name: c.name.name.clone(),
-                    kind,
-                    size: *size,
-                });
+                let id = scu.counters.push(lower_counter(c, *size));
                 cx.counters.insert(c.name.name.clone(), id);
             }
             (MemberKind::Meter(m), SigKind::Meter { size }) => {
@@ -237,21 +218,8 @@ impl Lowerer<'_> {
                 cx.meters.insert(m.name.name.clone(), id);
             }
             (MemberKind::Out(o), SigKind::Out { kind, count }) => {
-                let batch = o
-                    .batch
-                    .as_ref()
-                    .and_then(|b| self.expr_value(file, chunk, b))
-                    .and_then(|v| v.as_u64());
-                let kind = match kind {
-                    sig::OutKind::Dma => OutKind::Dma,
-                    sig::OutKind::Host => OutKind::Host,
-                };
-                let id = scu.outs.push(Out {
-                    name: o.name.name.clone(),
-                    kind,
-                    count: *count,
-                    batch,
-                });
+                let out = self.lower_out(file, chunk, o, kind, *count);
+                let id = scu.outs.push(out);
                 cx.outs.insert(o.name.name.clone(), id);
             }
             (MemberKind::Fn(f), SigKind::Fn { params, ret }) => {
@@ -267,6 +235,56 @@ impl Lowerer<'_> {
                 cx.functions.insert(f.name.name.clone(), id);
             }
             _ => {}
+        }
+    }
+
+    /// The IR map `name` of the given kind, key and value types and size.
+    fn lower_map(
+        &mut self,
+        name: &str,
+        kind: &sig::MapKind,
+        key: &Ty,
+        value: &Ty,
+        size: u64,
+        cx: &ScuCx,
+    ) -> Map {
+        Map {
+            name: name.to_string(),
+            kind: match kind {
+                sig::MapKind::Array => MapKind::Array,
+                sig::MapKind::Hash => MapKind::Hash,
+                sig::MapKind::LruHash => MapKind::LruHash,
+            },
+            key: self.lower_ty(key, cx),
+            value: self.lower_ty(value, cx),
+            size,
+        }
+    }
+
+    /// The IR output of `out` declaration `o`; its batch size is the value of its `batch`
+    /// expression, if it has one.
+    fn lower_out(
+        &self,
+        file: SourceFile,
+        chunk: u32,
+        o: &scenic_frontend::ast::OutDecl,
+        kind: &sig::OutKind,
+        count: Option<u32>,
+    ) -> Out {
+        let batch = o
+            .batch
+            .as_ref()
+            .and_then(|b| self.expr_value(file, chunk, b))
+            .and_then(|v| v.as_u64());
+        let kind = match kind {
+            sig::OutKind::Dma => OutKind::Dma,
+            sig::OutKind::Host => OutKind::Host,
+        };
+        Out {
+            name: o.name.name.clone(),
+            kind,
+            count,
+            batch,
         }
     }
 
@@ -493,5 +511,20 @@ fn fn_decl(parsed: &scenic_frontend::parse::ParsedChunk) -> Option<&scenic_front
             scenic_frontend::ast::ItemKind::Fn(f) => Some(f),
             _ => None,
         },
+    }
+}
+
+/// The IR counter of counter declaration `c` with `size` cells (a kind it does not name counts
+/// packets).
+fn lower_counter(c: &scenic_frontend::ast::CounterDecl, size: u64) -> Counter {
+    let kind = match c.kind.name.as_str() {
+        "bytes" => CounterKind::Bytes,
+        "packets_and_bytes" => CounterKind::PacketsAndBytes,
+        _ => CounterKind::Packets,
+    };
+    Counter {
+        name: c.name.name.clone(),
+        kind,
+        size,
     }
 }
