@@ -111,84 +111,99 @@ impl Checker<'_> {
         for a in &args {
             self.expr(a);
         }
-        let size = |s: &Self, e: Option<&&Expr>| {
-            e.and_then(|e| s.value_of(e.id))
-                .and_then(ToPrimitive::to_u64)
-        };
         match name {
-            "counter" | "Counter" => {
-                let kind = args.get(1).and_then(|e| match &e.kind {
-                    ExprKind::Member(_, m) => match m.name.as_str() {
-                        "packets" | "PACKETS" => Some(0),
-                        "bytes" | "BYTES" => Some(1),
-                        "packets_and_bytes" | "PACKETS_AND_BYTES" => Some(2),
-                        _ => None,
-                    },
-                    _ => None,
-                });
-                // xsa.p4 declares `count(in S index)` for `Counter<W, S>`; v1model's index is
-                // `bit<32>`.
-                let index = match type_args {
-                    [_, s] => self.resolve_type(s),
-                    _ => Ty::Bits(32),
-                };
-                if !matches!(index, Ty::Bits(_)) {
-                    self.unsupported(inst.ty.span, "counter indices other than `bit<N>`");
-                    return None;
-                }
-                match (size(self, args.first()), kind, args.len()) {
-                    (Some(n), Some(kind), 2) if n > 0 => Some(InstanceInfo::Counter {
-                        size: n,
-                        kind,
-                        index,
-                    }),
-                    _ => {
-                        self.error(
-                            Diagnostic::new(
-                                codes::E0706,
-                                inst.span,
-                                format!("`{name}` takes a constant size and a counter type"),
-                            )
-                            .label(format!("expected `{name}(64, CounterType.packets)`")),
-                        );
-                        None
-                    }
-                }
-            }
-            "register" => {
-                let ty = match type_args {
-                    [t] | [t, _] => self.resolve_type(t),
-                    _ => Ty::Unknown,
-                };
-                if !matches!(ty, Ty::Bits(_)) {
-                    self.unsupported(inst.ty.span, "registers of anything but `bit<N>`");
-                    return None;
-                }
-                if matches!(type_args, [_, i] if !matches!(self.resolve_type(i), Ty::Bits(32))) {
-                    self.unsupported(inst.ty.span, "register indices other than `bit<32>`");
-                    return None;
-                }
-                match (size(self, args.first()), args.len()) {
-                    (Some(n), 1) if n > 0 => Some(InstanceInfo::Register { ty, size: n }),
-                    _ => {
-                        self.error(
-                            Diagnostic::new(
-                                codes::E0706,
-                                inst.span,
-                                "`register` takes a constant size",
-                            )
-                            .label("expected `register<bit<32>>(64)`"),
-                        );
-                        None
-                    }
-                }
-            }
+            "counter" | "Counter" => self.counter_instance(inst, name, type_args, &args),
+            "register" => self.register_instance(inst, type_args, &args),
             "InternetChecksum" if args.is_empty() => Some(InstanceInfo::InternetChecksum),
             _ => {
                 self.unsupported(inst.ty.span, &format!("the extern `{name}`"));
                 None
             }
         }
+    }
+
+    /// A `counter` (v1model) or `Counter` (xsa.p4) instance: a constant size and a counter type.
+    fn counter_instance(
+        &mut self,
+        inst: &Instance,
+        name: &str,
+        type_args: &[Type],
+        args: &[&Expr],
+    ) -> Option<InstanceInfo> {
+        let kind = args.get(1).and_then(|e| match &e.kind {
+            ExprKind::Member(_, m) => match m.name.as_str() {
+                "packets" | "PACKETS" => Some(0),
+                "bytes" | "BYTES" => Some(1),
+                "packets_and_bytes" | "PACKETS_AND_BYTES" => Some(2),
+                _ => None,
+            },
+            _ => None,
+        });
+        // xsa.p4 declares `count(in S index)` for `Counter<W, S>`; v1model's index is
+        // `bit<32>`.
+        let index = match type_args {
+            [_, s] => self.resolve_type(s),
+            _ => Ty::Bits(32),
+        };
+        if !matches!(index, Ty::Bits(_)) {
+            self.unsupported(inst.ty.span, "counter indices other than `bit<N>`");
+            return None;
+        }
+        match (self.const_size(args.first()), kind, args.len()) {
+            (Some(n), Some(kind), 2) if n > 0 => Some(InstanceInfo::Counter {
+                size: n,
+                kind,
+                index,
+            }),
+            _ => {
+                self.error(
+                    Diagnostic::new(
+                        codes::E0706,
+                        inst.span,
+                        format!("`{name}` takes a constant size and a counter type"),
+                    )
+                    .label(format!("expected `{name}(64, CounterType.packets)`")),
+                );
+                None
+            }
+        }
+    }
+
+    /// A `register` instance of `bit<N>` cells with `bit<32>` indices and a constant size.
+    fn register_instance(
+        &mut self,
+        inst: &Instance,
+        type_args: &[Type],
+        args: &[&Expr],
+    ) -> Option<InstanceInfo> {
+        let ty = match type_args {
+            [t] | [t, _] => self.resolve_type(t),
+            _ => Ty::Unknown,
+        };
+        if !matches!(ty, Ty::Bits(_)) {
+            self.unsupported(inst.ty.span, "registers of anything but `bit<N>`");
+            return None;
+        }
+        if matches!(type_args, [_, i] if !matches!(self.resolve_type(i), Ty::Bits(32))) {
+            self.unsupported(inst.ty.span, "register indices other than `bit<32>`");
+            return None;
+        }
+        match (self.const_size(args.first()), args.len()) {
+            (Some(n), 1) if n > 0 => Some(InstanceInfo::Register { ty, size: n }),
+            _ => {
+                self.error(
+                    Diagnostic::new(codes::E0706, inst.span, "`register` takes a constant size")
+                        .label("expected `register<bit<32>>(64)`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The value of a constructor's size argument, if it is a constant that fits in a `u64`.
+    fn const_size(&self, e: Option<&&Expr>) -> Option<u64> {
+        e.and_then(|e| self.value_of(e.id))
+            .and_then(ToPrimitive::to_u64)
     }
 
     /// Checks an action; `control` is the control it belongs to, if any.
