@@ -18,15 +18,9 @@ impl<'t> Builder<'t> {
                 DeclKind::Const(c)
             }
             Rule::typedef_decl => {
-                let mut it = inner.into_inner();
-                annotations = self.take_annotations(&mut it);
-                let newtype = it.next().is_some_and(|k| k.as_rule() == Rule::kw_type);
-                let ty = it.next().map(|t| self.ty(t));
-                let name = it.next().map(|n| self.name(n));
-                match (ty, name) {
-                    (Some(ty), Some(name)) => DeclKind::Typedef { ty, name, newtype },
-                    _ => DeclKind::Error_,
-                }
+                let (anns, kind) = self.typedef_decl(inner);
+                annotations = anns;
+                kind
             }
             Rule::header_decl | Rule::header_union_decl | Rule::struct_decl => {
                 let kind = match inner.as_rule() {
@@ -70,38 +64,64 @@ impl<'t> Builder<'t> {
             }
             Rule::instantiation => DeclKind::Instance(self.instance(inner)),
             Rule::function_decl => {
-                let mut it = inner.into_inner();
-                annotations = self.take_annotations(&mut it);
-                let proto = it.next().map(|p| self.function_proto(p));
-                let body = it.next().map(|b| self.block(b));
-                match (proto, body) {
-                    (Some(proto), Some(body)) => DeclKind::Function { proto, body },
-                    _ => DeclKind::Error_,
-                }
+                let (anns, kind) = self.function_decl(inner);
+                annotations = anns;
+                kind
             }
-            _ => {
-                let what = inner
-                    .clone()
-                    .into_inner()
-                    .find(|p| p.as_rule() != Rule::annotations)
-                    .map_or("?", |p| p.as_str());
-                self.diags.push(
-                    crate::diag::Diagnostic::new(
-                        crate::diag::codes::E0701,
-                        span,
-                        format!("expected a declaration, found `{what}`"),
-                    )
-                    .label("not allowed at the top level")
-                    .help("statements go into an action, a control's `apply` or a parser state"),
-                );
-                DeclKind::Error_
-            }
+            _ => self.not_a_declaration(&inner, span),
         };
         Some(Decl {
             kind,
             annotations,
             span,
         })
+    }
+
+    /// `typedef T name;` or `type T name;` (a new type).
+    fn typedef_decl(&mut self, pair: Pair<'t, Rule>) -> (Vec<Annotation>, DeclKind) {
+        let mut it = pair.into_inner();
+        let annotations = self.take_annotations(&mut it);
+        let newtype = it.next().is_some_and(|k| k.as_rule() == Rule::kw_type);
+        let ty = it.next().map(|t| self.ty(t));
+        let name = it.next().map(|n| self.name(n));
+        let kind = match (ty, name) {
+            (Some(ty), Some(name)) => DeclKind::Typedef { ty, name, newtype },
+            _ => DeclKind::Error_,
+        };
+        (annotations, kind)
+    }
+
+    /// A function with a body at the top level.
+    fn function_decl(&mut self, pair: Pair<'t, Rule>) -> (Vec<Annotation>, DeclKind) {
+        let mut it = pair.into_inner();
+        let annotations = self.take_annotations(&mut it);
+        let proto = it.next().map(|p| self.function_proto(p));
+        let body = it.next().map(|b| self.block(b));
+        let kind = match (proto, body) {
+            (Some(proto), Some(body)) => DeclKind::Function { proto, body },
+            _ => DeclKind::Error_,
+        };
+        (annotations, kind)
+    }
+
+    /// What the grammar accepts at the top level only to report it (a statement, say): an error
+    /// naming it.
+    fn not_a_declaration(&mut self, inner: &Pair<'t, Rule>, span: Span) -> DeclKind {
+        let what = inner
+            .clone()
+            .into_inner()
+            .find(|p| p.as_rule() != Rule::annotations)
+            .map_or("?", |p| p.as_str());
+        self.diags.push(
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::E0701,
+                span,
+                format!("expected a declaration, found `{what}`"),
+            )
+            .label("not allowed at the top level")
+            .help("statements go into an action, a control's `apply` or a parser state"),
+        );
+        DeclKind::Error_
     }
 
     /// Leading annotations of a rule's children.
