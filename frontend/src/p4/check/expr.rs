@@ -290,70 +290,9 @@ impl Checker<'_> {
         }
         let base_ty = self.expr(base);
         match &base_ty {
-            Ty::Agg(a) => {
-                let agg = self.out.env.aggregates.get(*a).cloned();
-                match agg
-                    .as_ref()
-                    .and_then(|g| g.field(&name.name).map(|i| (i, g)))
-                {
-                    Some((i, g)) => {
-                        self.set_res(e.id, Res::Field(i));
-                        g.fields[i].1.clone()
-                    }
-                    None => {
-                        let what = agg.map_or(String::new(), |g| g.name);
-                        self.error(
-                            Diagnostic::new(
-                                codes::E0703,
-                                name.span,
-                                format!("`{what}` has no field `{}`", name.name),
-                            )
-                            .label("no such field"),
-                        );
-                        Ty::Unknown
-                    }
-                }
-            }
-            Ty::Stack(elem, n) => match name.name.as_str() {
-                "next" => {
-                    self.set_res(e.id, Res::StackNext);
-                    (**elem).clone()
-                }
-                "size" => {
-                    self.set_res(e.id, Res::Const);
-                    self.set_value(e.id, Some(BigInt::from(*n)));
-                    Ty::Bits(32)
-                }
-                _ => {
-                    self.unsupported(name.span, &format!("`{}` of a header stack", name.name));
-                    Ty::Unknown
-                }
-            },
-            Ty::ApplyResult => match name.name.as_str() {
-                "hit" => {
-                    self.set_res(e.id, Res::Hit);
-                    Ty::Bool
-                }
-                "miss" => {
-                    self.set_res(e.id, Res::Miss);
-                    Ty::Bool
-                }
-                "action_run" => {
-                    self.set_res(e.id, Res::ActionRun);
-                    Ty::ActionRun
-                }
-                _ => {
-                    self.error(
-                        Diagnostic::new(
-                            codes::E0703,
-                            name.span,
-                            format!("a table application has no member `{}`", name.name),
-                        )
-                        .label("expected `hit`, `miss` or `action_run`"),
-                    );
-                    Ty::Unknown
-                }
-            },
+            Ty::Agg(a) => self.field_member(e, *a, name),
+            Ty::Stack(elem, n) => self.stack_member(e, elem, *n, name),
+            Ty::ApplyResult => self.apply_result_member(e, name),
             Ty::Unknown => Ty::Unknown,
             other => {
                 let shown = self.out.env.show(other).to_string();
@@ -364,6 +303,80 @@ impl Checker<'_> {
                         format!("`{shown}` has no member `{}`", name.name),
                     )
                     .label("no such member (methods must be called)"),
+                );
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// Field `name` of a header, header union or struct (aggregate `a`).
+    fn field_member(&mut self, e: &Expr, a: usize, name: &Ident) -> Ty {
+        let agg = self.out.env.aggregates.get(a).cloned();
+        match agg
+            .as_ref()
+            .and_then(|g| g.field(&name.name).map(|i| (i, g)))
+        {
+            Some((i, g)) => {
+                self.set_res(e.id, Res::Field(i));
+                g.fields[i].1.clone()
+            }
+            None => {
+                let what = agg.map_or(String::new(), |g| g.name);
+                self.error(
+                    Diagnostic::new(
+                        codes::E0703,
+                        name.span,
+                        format!("`{what}` has no field `{}`", name.name),
+                    )
+                    .label("no such field"),
+                );
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// `next` or `size` of a header stack of `n` elements of type `elem`.
+    fn stack_member(&mut self, e: &Expr, elem: &Ty, n: u32, name: &Ident) -> Ty {
+        match name.name.as_str() {
+            "next" => {
+                self.set_res(e.id, Res::StackNext);
+                elem.clone()
+            }
+            "size" => {
+                self.set_res(e.id, Res::Const);
+                self.set_value(e.id, Some(BigInt::from(n)));
+                Ty::Bits(32)
+            }
+            _ => {
+                self.unsupported(name.span, &format!("`{}` of a header stack", name.name));
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// `hit`, `miss` or `action_run` of a table application.
+    fn apply_result_member(&mut self, e: &Expr, name: &Ident) -> Ty {
+        match name.name.as_str() {
+            "hit" => {
+                self.set_res(e.id, Res::Hit);
+                Ty::Bool
+            }
+            "miss" => {
+                self.set_res(e.id, Res::Miss);
+                Ty::Bool
+            }
+            "action_run" => {
+                self.set_res(e.id, Res::ActionRun);
+                Ty::ActionRun
+            }
+            _ => {
+                self.error(
+                    Diagnostic::new(
+                        codes::E0703,
+                        name.span,
+                        format!("a table application has no member `{}`", name.name),
+                    )
+                    .label("expected `hit`, `miss` or `action_run`"),
                 );
                 Ty::Unknown
             }
