@@ -48,36 +48,14 @@ impl BodyWriter<'_, '_> {
                     self.c.line(format!("(void)({v});"));
                 }
             }
-            Stmt::If(cond, then, otherwise) => {
-                let c = self.expr(*cond)?;
-                self.c.open(format!("if ({c})"));
-                self.block(then)?;
-                if otherwise.stmts.is_empty() {
-                    self.c.close("");
-                } else {
-                    self.c.close(" else {");
-                    self.block(otherwise)?;
-                    self.c.close("");
-                }
-            }
+            Stmt::If(cond, then, otherwise) => self.if_stmt(*cond, then, otherwise)?,
             Stmt::Switch { on, cases, default } => self.switch(*on, cases, default)?,
             Stmt::For {
                 var,
                 first,
                 last,
                 body,
-            } => {
-                let i = self.fresh("i");
-                let name = self.locals[*var].clone();
-                let ty = self.w.ty(&self.body.locals[*var].ty);
-                self.c.open(format!(
-                    "for (long long {i} = {first}LL; {i} <= {last}LL; ++{i})"
-                ));
-                self.c.line("#pragma HLS UNROLL");
-                self.c.line(format!("{name} = {ty}({i});"));
-                self.block(body)?;
-                self.c.close("");
-            }
+            } => self.for_stmt(*var, *first, *last, body)?,
             Stmt::Return(value) => match value {
                 Some(e) => {
                     let v = self.expr(*e)?;
@@ -110,30 +88,8 @@ impl BodyWriter<'_, '_> {
                     "pk_notify(pk, {arm}, ap_uint<32>(scn::bits({v})));"
                 ));
             }
-            Stmt::Count(counter, index) => {
-                let i = match index {
-                    Some(e) => self.expr(*e)?,
-                    None => "0".into(),
-                };
-                self.c.line(format!(
-                    "st.{}.count(ap_uint<32>({i}), ap_uint<64>(pk.len));",
-                    self.w.names.counter[*counter]
-                ));
-            }
-            Stmt::SetValid(inst, index, valid) => {
-                let i = match index {
-                    Some(e) => Some(self.expr(*e)?),
-                    None => None,
-                };
-                let h = self.inst_ref(*inst, i);
-                let ty = &self.w.names.hdr[self.w.scu.instances[*inst].header];
-                // Both zero the fields: set_valid() makes a header valid with zero fields (as
-                // the interpreter does, even for a valid one); an invalid header keeps zeros.
-                self.c.line(format!("{h} = {ty}();"));
-                if *valid {
-                    self.c.line(format!("{h}.valid = true;"));
-                }
-            }
+            Stmt::Count(counter, index) => self.count(*counter, *index)?,
+            Stmt::SetValid(inst, index, valid) => self.set_valid(*inst, *index, *valid)?,
             Stmt::Extract(inst) => super::parser::extract(self, *inst)?,
             Stmt::Emit(inst) => super::deparser::emit(self, *inst),
             Stmt::Pass(_) | Stmt::Push(..) => super::stream::word_stmt(self, stmt, span)?,
@@ -141,6 +97,66 @@ impl BodyWriter<'_, '_> {
                 Some(cc) => self.c.line(cc.restart(*t)),
                 None => return Err(self.w.unsupported("congestion-controller timers", span)),
             },
+        }
+        Ok(())
+    }
+
+    /// `if (c) { then } else { otherwise }`, without the `else` when `otherwise` is empty.
+    fn if_stmt(&mut self, cond: ExprId, then: &Block, otherwise: &Block) -> Result<(), Error> {
+        let c = self.expr(cond)?;
+        self.c.open(format!("if ({c})"));
+        self.block(then)?;
+        if otherwise.stmts.is_empty() {
+            self.c.close("");
+        } else {
+            self.c.close(" else {");
+            self.block(otherwise)?;
+            self.c.close("");
+        }
+        Ok(())
+    }
+
+    /// `for var in first..=last`: a fully unrolled C++ loop that sets `var` on each iteration.
+    fn for_stmt(&mut self, var: LocalId, first: i64, last: i64, body: &Block) -> Result<(), Error> {
+        let i = self.fresh("i");
+        let name = self.locals[var].clone();
+        let ty = self.w.ty(&self.body.locals[var].ty);
+        self.c.open(format!(
+            "for (long long {i} = {first}LL; {i} <= {last}LL; ++{i})"
+        ));
+        self.c.line("#pragma HLS UNROLL");
+        self.c.line(format!("{name} = {ty}({i});"));
+        self.block(body)?;
+        self.c.close("");
+        Ok(())
+    }
+
+    /// Counts the packet in cell `index` (0 when none is given) of `counter`.
+    fn count(&mut self, counter: CounterId, index: Option<ExprId>) -> Result<(), Error> {
+        let i = match index {
+            Some(e) => self.expr(e)?,
+            None => "0".into(),
+        };
+        self.c.line(format!(
+            "st.{}.count(ap_uint<32>({i}), ap_uint<64>(pk.len));",
+            self.w.names.counter[counter]
+        ));
+        Ok(())
+    }
+
+    /// `set_valid()` or `set_invalid()` of header instance `inst` (element `index` of a stack).
+    fn set_valid(&mut self, inst: InstId, index: Option<ExprId>, valid: bool) -> Result<(), Error> {
+        let i = match index {
+            Some(e) => Some(self.expr(e)?),
+            None => None,
+        };
+        let h = self.inst_ref(inst, i);
+        let ty = &self.w.names.hdr[self.w.scu.instances[inst].header];
+        // Both zero the fields: set_valid() makes a header valid with zero fields (as
+        // the interpreter does, even for a valid one); an invalid header keeps zeros.
+        self.c.line(format!("{h} = {ty}();"));
+        if valid {
+            self.c.line(format!("{h}.valid = true;"));
         }
         Ok(())
     }
