@@ -20,9 +20,18 @@ pub const DEST_SCU: u32 = 0x200;
 
 /// Writes `pkt_t` and its helpers.
 pub fn write_pkt(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
-    let n = &w.names;
     c.line("// ---- the packet being processed -----------------------------------------------");
     c.blank();
+    write_pkt_limits(w, c);
+    c.blank();
+    write_pkt_struct(w, c);
+    c.blank();
+    write_pkt_helpers(c);
+    Ok(())
+}
+
+/// The bounds of `pkt_t`'s arrays and bit strings, with the meaning of copy destinations.
+fn write_pkt_limits(w: &ScuWriter<'_>, c: &mut Code) {
     c.line(format!(
         "// Destinations of copies: network port p is p, the host is {DEST_HOST:#x}, scu k is {DEST_SCU:#x} + k."
     ));
@@ -44,10 +53,14 @@ pub fn write_pkt(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
         w.out_bits(),
         w.facts.out_bytes
     ));
-    c.blank();
+}
+
+/// `struct pkt_t`: the packet's header instances and metadata, then the fields every scu has, and
+/// a constructor that zeroes them.
+fn write_pkt_struct(w: &ScuWriter<'_>, c: &mut Code) {
+    let n = &w.names;
     c.open("struct pkt_t");
     let mut init: Vec<String> = Vec::new();
-    let mut arrays: Vec<(String, u32, String)> = Vec::new();
     for (id, inst) in &w.scu.instances {
         let ty = &n.hdr[inst.header];
         match inst.stack {
@@ -65,49 +78,11 @@ pub fn write_pkt(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     if w.scu.attach != scenic_ir::program::Attach::SlowPath {
         c.line("word_t wd;  // the payload word (writer/stream.rs)");
     }
-    let fields: [(&str, String, &str); 15] = [
-        (
-            "win",
-            "ap_uint<WIN_BITS>".into(),
-            "header window, wire order: byte 0 in the top bits",
-        ),
-        ("len", "ap_uint<32>".into(), "length in bytes"),
-        ("port", "ap_uint<8>".into(), "ingress port"),
-        ("ts", "ap_uint<64>".into(), "arrival time, ns"),
-        ("cur", "ap_uint<16>".into(), "parser position, bits"),
-        (
-            "halt",
-            "bool".into(),
-            "drop() ran or the parser failed: stop at once",
-        ),
-        ("dropped", "bool".into(), "drop() ran"),
-        ("rejected", "bool".into(), "the parser failed"),
-        ("err", "ap_uint<8>".into(), "the parser error"),
-        ("ncopies", "ap_uint<8>".into(), "copies requested"),
-        ("nnotes", "ap_uint<16>".into(), "notifications raised"),
-        (
-            "out",
-            "ap_uint<OUT_BITS>".into(),
-            "deparsed headers, wire order",
-        ),
-        ("olen", "ap_uint<16>".into(), "deparsed bytes"),
-        ("dest", "ap_uint<16>".into(), "destination of each copy"),
-        (
-            "notes",
-            "ap_uint<64>".into(),
-            "notify records: value, to_arm << 32",
-        ),
-    ];
-    for (name, ty, doc) in fields {
+    for (name, ty, doc) in PKT_FIELDS {
         match name {
-            "dest" => {
-                c.line(format!("{ty} dest[MAX_COPIES];  // {doc}"));
-                arrays.push(("dest".into(), w.facts.max_copies, "0".into()));
-            }
-            "notes" => {
-                c.line(format!("{ty} notes[MAX_NOTES];  // {doc}"));
-                arrays.push(("notes".into(), 0, "0".into()));
-            }
+            // The arrays are zeroed in the constructor's body.
+            "dest" => c.line(format!("{ty} dest[MAX_COPIES];  // {doc}")),
+            "notes" => c.line(format!("{ty} notes[MAX_NOTES];  // {doc}")),
             _ => {
                 c.line(format!("{ty} {name};  // {doc}"));
                 init.push(format!(
@@ -126,10 +101,38 @@ pub fn write_pkt(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     c.close("");
     c.close("");
     c.close(";");
-    c.blank();
-    write_pkt_helpers(c);
-    Ok(())
 }
+
+/// The fields of `pkt_t` that every scu has: name, C++ type, and what it holds.
+const PKT_FIELDS: [(&str, &str, &str); 15] = [
+    (
+        "win",
+        "ap_uint<WIN_BITS>",
+        "header window, wire order: byte 0 in the top bits",
+    ),
+    ("len", "ap_uint<32>", "length in bytes"),
+    ("port", "ap_uint<8>", "ingress port"),
+    ("ts", "ap_uint<64>", "arrival time, ns"),
+    ("cur", "ap_uint<16>", "parser position, bits"),
+    (
+        "halt",
+        "bool",
+        "drop() ran or the parser failed: stop at once",
+    ),
+    ("dropped", "bool", "drop() ran"),
+    ("rejected", "bool", "the parser failed"),
+    ("err", "ap_uint<8>", "the parser error"),
+    ("ncopies", "ap_uint<8>", "copies requested"),
+    ("nnotes", "ap_uint<16>", "notifications raised"),
+    ("out", "ap_uint<OUT_BITS>", "deparsed headers, wire order"),
+    ("olen", "ap_uint<16>", "deparsed bytes"),
+    ("dest", "ap_uint<16>", "destination of each copy"),
+    (
+        "notes",
+        "ap_uint<64>",
+        "notify records: value, to_arm << 32",
+    ),
+];
 
 fn write_pkt_helpers(c: &mut Code) {
     c.line("// A copy of the packet to `dest` (to_host, to_network, to_scu).");
@@ -175,9 +178,19 @@ fn map_type(w: &ScuWriter<'_>, m: &scenic_ir::program::Map) -> String {
 
 /// Writes `state_t` and `init_state`.
 pub fn write_state(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
-    let n = &w.names;
     c.line("// ---- state that outlives a packet ---------------------------------------------");
     c.blank();
+    write_state_struct(w, c);
+    c.blank();
+    write_init_state(w, c);
+    c.blank();
+    Ok(())
+}
+
+/// `struct state_t`: the scu's CSRs, tables, maps, counters and meters, and the timing of its
+/// `every` blocks.
+fn write_state_struct(w: &ScuWriter<'_>, c: &mut Code) {
+    let n = &w.names;
     c.open("struct state_t");
     for (id, csr) in &w.scu.csrs {
         let info = &w.info.scus[w.scu_id].csrs[id];
@@ -239,7 +252,11 @@ pub fn write_state(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     c.line("ap_uint<64> start_ns;  // the time of the first invocation");
     c.line("bool started;  // init_state has run");
     c.close(";");
-    c.blank();
+}
+
+/// `init_state`, run once on the first invocation.
+fn write_init_state(w: &ScuWriter<'_>, c: &mut Code) {
+    let n = &w.names;
     c.line("// Power-on state is all zeros; this gives CSRs their initial values and tables their");
     c.line("// constant entries and default actions, once, on the first invocation.");
     c.open("static void init_state(state_t& st, const ap_uint<64>& now)");
@@ -262,8 +279,6 @@ pub fn write_state(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     }
     c.line("st.started = true;");
     c.close("");
-    c.blank();
-    Ok(())
 }
 
 /// Whether a type is one the map classes can hold as a value (every type but headers).
