@@ -176,31 +176,15 @@ impl BodyWriter<'_, '_> {
             Expr::SliceDyn { width, .. } => {
                 format!("ap_uint<{width}>(scn::bits({}) >> ({}))", op(0), op(1))
             }
-            Expr::Unary(u, a) => match u {
-                UnaryOp::Not => format!("(!{})", op(0)),
-                UnaryOp::BitNot => format!("{cty}(~{})", op(0)),
-                UnaryOp::Neg => {
-                    // Wrapping negation (fixed values: 0 - x, wrapped), for int and fixed alike.
-                    let _ = a;
-                    format!("{cty}({cty}(0) - {})", op(0))
-                }
-            },
+            Expr::Unary(u, _) => unary(*u, &cty, &op(0)),
             Expr::Binary(b, l, r) => self.binary(*b, *l, *r, &ty, &op(0), &op(1), e)?,
             Expr::Cast(inner) => conv::cast(m, self.ty_of(*inner), &ty, &op(0)),
-            Expr::Call(f, _) => {
-                let mut args = vec!["st".to_string(), "pk".to_string()];
-                args.extend(ops.iter().cloned());
-                format!("{}({})", w.names.func[*f], args.join(", "))
+            Expr::Call(f, _) => call(&w.names.func[*f], ops),
+            // An action with an empty body is not written out: calling it does nothing.
+            Expr::CallAction(a, _) if w.scu.actions[*a].body.block.stmts.is_empty() => {
+                String::new()
             }
-            Expr::CallAction(a, _) => {
-                if w.scu.actions[*a].body.block.stmts.is_empty() {
-                    String::new()
-                } else {
-                    let mut args = vec!["st".to_string(), "pk".to_string()];
-                    args.extend(ops.iter().cloned());
-                    format!("{}({})", w.names.action[*a], args.join(", "))
-                }
-            }
+            Expr::CallAction(a, _) => call(&w.names.action[*a], ops),
             Expr::Intrinsic(which, args) => self.intrinsic(*which, args, ops),
             Expr::Lookahead(_) | Expr::Apply(_) => {
                 return Err(self.unsupported_expr("an effect in a pure position", e))
@@ -214,23 +198,18 @@ impl BodyWriter<'_, '_> {
             }
             Expr::MapRemove(map, _) => format!("st.{}.remove({})", w.names.map[*map], op(0)),
             Expr::MeterExceeds(meter, index, _) => {
+                // Operands: the cell index (when there is one), then the length.
                 let (i, len) = match index {
                     Some(_) => (op(0), op(1)),
                     None => ("0".to_string(), op(0)),
                 };
-                format!(
-                    "st.{}.exceeds(ap_uint<32>({i}), ap_uint<64>({len}), pk.ts)",
-                    w.names.meter[*meter]
-                )
+                meter_exceeds(&w.names.meter[*meter], &i, &len)
             }
             Expr::ActionData {
                 apply,
                 action,
                 param,
-            } => match self.applies.get(apply) {
-                Some(t) => format!("{t}.a{action}_{param}"),
-                None => w.zero(&ty),
-            },
+            } => self.action_data(*apply, *action, *param, &ty),
             Expr::StructLit(_) => match &ty {
                 Type::Header(h) => format!("make_{}({})", w.names.hdr[*h], ops.join(", ")),
                 _ => format!("make_{cty}({})", ops.join(", ")),
@@ -238,6 +217,15 @@ impl BodyWriter<'_, '_> {
             Expr::ArrayLit(_) => format!("make_{cty}({})", ops.join(", ")),
             Expr::Tuple(_) => return Err(self.unsupported_expr("a tuple outside a match", e)),
         })
+    }
+
+    /// Parameter `param` of action `action` in the result of table application `apply`; zero when
+    /// the application's result has no name here.
+    fn action_data(&self, apply: ExprId, action: u32, param: u32, ty: &Type) -> String {
+        match self.applies.get(&apply) {
+            Some(t) => format!("{t}.a{action}_{param}"),
+            None => self.w.zero(ty),
+        }
     }
 
     fn meta_field(&self, f: u32) -> String {
@@ -394,4 +382,26 @@ impl BodyWriter<'_, '_> {
         };
         format!("scn::{f}({a}, {amount})")
     }
+}
+
+/// A unary operation of C++ type `cty` on operand `a`.
+fn unary(op: UnaryOp, cty: &str, a: &str) -> String {
+    match op {
+        UnaryOp::Not => format!("(!{a})"),
+        UnaryOp::BitNot => format!("{cty}(~{a})"),
+        // Wrapping negation (fixed values: 0 - x, wrapped), for int and fixed alike.
+        UnaryOp::Neg => format!("{cty}({cty}(0) - {a})"),
+    }
+}
+
+/// A call of a generated function or action: the state and the packet, then the operands.
+fn call(name: &str, ops: &[String]) -> String {
+    let mut args = vec!["st".to_string(), "pk".to_string()];
+    args.extend(ops.iter().cloned());
+    format!("{name}({})", args.join(", "))
+}
+
+/// Whether a packet of `len` bytes exceeds cell `index` of meter `meter` now.
+fn meter_exceeds(meter: &str, index: &str, len: &str) -> String {
+    format!("st.{meter}.exceeds(ap_uint<32>({index}), ap_uint<64>({len}), pk.ts)")
 }
