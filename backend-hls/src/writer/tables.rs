@@ -304,6 +304,39 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
     c.line("return ST_FULL;");
     c.close("");
     let alo = args_lo(tc);
+    let prefix = write_unpack_keys(c, cols);
+    c.line(rank_of_new_entry(tc, cols, &prefix));
+    write_insert_position(c, tc, cols);
+    c.open("for (int s = SLOTS - 1; s > 0; --s)");
+    c.open("if (s > p)");
+    c.line("move(s, s - 1);");
+    c.close("");
+    c.close("");
+    c.line("used[p] = true;");
+    c.line("konst[p] = is_const;");
+    c.line("rank[p] = nr;");
+    c.line("handle[p] = is_const ? ap_uint<32>(0) : next_handle;");
+    for i in 0..cols.len() {
+        c.line(format!("v{i}[p] = nv{i};"));
+        c.line(format!("a{i}[p] = na{i};"));
+    }
+    c.line("act[p] = rec.range(7, 0);");
+    c.line(format!("args[p] = rec.range(RECORD_BITS - 1, {alo});"));
+    c.line("h = handle[p];");
+    c.open("if (!is_const)");
+    c.line("next_handle++;");
+    c.close("");
+    c.line("count++;");
+    c.line("return ST_OK;");
+    c.close("");
+    c.blank();
+    write_set_default(c, alo);
+    c.blank();
+}
+
+/// Unpacks each key of an entry record into `nv<i>` (value) and `na<i>` (mask, prefix length or
+/// range end, by encoding); returns, for LPM ranking, each key's prefix length as a C++ expression.
+fn write_unpack_keys(c: &mut Code, cols: &[KeyCols]) -> Vec<String> {
     let mut prefix = Vec::new();
     for (i, k) in cols.iter().enumerate() {
         let w = k.width;
@@ -347,7 +380,13 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
             )),
         }
     }
-    let rank = match tc.strategy {
+    prefix
+}
+
+/// The declaration of `nr`, the new entry's rank: its priority (host entries after constant ones),
+/// its total prefix length (longer first), or 0 for an exact table.
+fn rank_of_new_entry(tc: &TableControl, cols: &[KeyCols], prefix: &[String]) -> String {
+    match tc.strategy {
         TableStrategy::Priority => {
             "ap_uint<33> nr = ap_uint<33>(rec.range(39, 8)) + (is_const ? ap_uint<33>(0) : (ap_uint<33>(1) << 32));".to_string()
         }
@@ -356,8 +395,12 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
             format!("ap_uint<16> nr = ap_uint<16>({total} - ({}));", prefix.join(" + "))
         }
         TableStrategy::Exact => "ap_uint<1> nr = 0;".to_string(),
-    };
-    c.line(rank);
+    }
+}
+
+/// Sets `p`, the slot of the new entry: the end of an exact table (after a check for an equal
+/// entry), else after every entry that ranks before it or equal.
+fn write_insert_position(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
     if tc.strategy == TableStrategy::Exact {
         let eq: Vec<String> = (0..cols.len())
             .map(|i| format!("v{i}[s] == nv{i} && a{i}[s] == na{i}"))
@@ -377,34 +420,14 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
         c.close("");
         c.close("");
     }
-    c.open("for (int s = SLOTS - 1; s > 0; --s)");
-    c.open("if (s > p)");
-    c.line("move(s, s - 1);");
-    c.close("");
-    c.close("");
-    c.line("used[p] = true;");
-    c.line("konst[p] = is_const;");
-    c.line("rank[p] = nr;");
-    c.line("handle[p] = is_const ? ap_uint<32>(0) : next_handle;");
-    for i in 0..cols.len() {
-        c.line(format!("v{i}[p] = nv{i};"));
-        c.line(format!("a{i}[p] = na{i};"));
-    }
-    c.line("act[p] = rec.range(7, 0);");
-    c.line(format!("args[p] = rec.range(RECORD_BITS - 1, {alo});"));
-    c.line("h = handle[p];");
-    c.open("if (!is_const)");
-    c.line("next_handle++;");
-    c.close("");
-    c.line("count++;");
-    c.line("return ST_OK;");
-    c.close("");
-    c.blank();
+}
+
+/// `set_default`: the default action and its arguments from a record.
+fn write_set_default(c: &mut Code, alo: u32) {
     c.open("void set_default(const ap_uint<RECORD_BITS>& rec)");
     c.line("def_act = rec.range(7, 0);");
     c.line(format!("def_args = rec.range(RECORD_BITS - 1, {alo});"));
     c.close("");
-    c.blank();
 }
 
 fn write_remove(c: &mut Code, cols: &[KeyCols]) {
