@@ -76,6 +76,36 @@ fn members(namer: &mut Namer, names: impl Iterator<Item = String>) -> Vec<String
     names.map(|n| namer.name(&n)).collect()
 }
 
+/// Names the kernel file defines itself (types, functions, constants): no generated name may take
+/// them.
+const KERNEL_FIXED_NAMES: [&str; 25] = [
+    "state_t",
+    "pkt_t",
+    "win_t",
+    "desc_t",
+    "parse",
+    "control",
+    "deparse",
+    "on_parser_error",
+    "init_state",
+    "serve_ctrl",
+    "run_every",
+    "handle_packet",
+    "pk_copy",
+    "pk_drop",
+    "pk_reject",
+    "pk_notify",
+    "ctrl_req_t",
+    "ctrl_resp_t",
+    "MAX_COPIES",
+    "MAX_NOTES",
+    "WIN_BITS",
+    "OUT_BITS",
+    "MAX_BEATS",
+    "HDR_BEATS",
+    "MAX_OUT_BEATS",
+];
+
 impl Names {
     /// Names for every object of `scu` and every type of `module`.
     pub fn new(module: &Module, scu: &Scu) -> Names {
@@ -86,93 +116,81 @@ impl Names {
             top,
             ..Names::default()
         };
-        let k = &mut n.kernel;
-        for fixed in [
-            "state_t",
-            "pkt_t",
-            "win_t",
-            "desc_t",
-            "parse",
-            "control",
-            "deparse",
-            "on_parser_error",
-            "init_state",
-            "serve_ctrl",
-            "run_every",
-            "handle_packet",
-            "pk_copy",
-            "pk_drop",
-            "pk_reject",
-            "pk_notify",
-            "ctrl_req_t",
-            "ctrl_resp_t",
-            "MAX_COPIES",
-            "MAX_NOTES",
-            "WIN_BITS",
-            "OUT_BITS",
-            "MAX_BEATS",
-            "HDR_BEATS",
-            "MAX_OUT_BEATS",
-        ] {
-            k.reserve(fixed);
-        }
+        n.name_kernel_scope(module, scu);
+        n.name_packet_members(scu);
+        n.name_state_members(scu);
+        n
+    }
+
+    /// Names at the kernel's namespace scope: types, functions, actions, table types, parser
+    /// states and `every` blocks.
+    fn name_kernel_scope(&mut self, module: &Module, scu: &Scu) {
+        let k = &mut self.kernel;
+        KERNEL_FIXED_NAMES.iter().for_each(|fixed| k.reserve(fixed));
         for (id, h) in &module.headers {
-            n.hdr[id] = k.name(&format!("hdr_{}", h.name));
+            self.hdr[id] = k.name(&format!("hdr_{}", h.name));
             let mut fields = Namer::new();
-            n.hdr_fields[id] = members(&mut fields, h.fields.iter().map(|f| f.name.clone()));
+            self.hdr_fields[id] = members(&mut fields, h.fields.iter().map(|f| f.name.clone()));
         }
         for (id, s) in &module.structs {
-            n.st[id] = k.name(&format!("st_{}", s.name));
+            self.st[id] = k.name(&format!("st_{}", s.name));
             let mut fields = Namer::new();
-            n.st_fields[id] = members(&mut fields, s.fields.iter().map(|f| f.name.clone()));
+            self.st_fields[id] = members(&mut fields, s.fields.iter().map(|f| f.name.clone()));
         }
         for (id, f) in &module.functions {
-            n.func[id] = k.name(&format!("fn_{}", f.name));
+            self.func[id] = k.name(&format!("fn_{}", f.name));
         }
         for (id, a) in &scu.actions {
-            n.action[id] = k.name(&format!("act_{}", a.name));
+            self.action[id] = k.name(&format!("act_{}", a.name));
         }
         for (id, t) in &scu.tables {
-            n.table_ty[id] = k.name(&format!("tbl_{}_t", t.name));
-            n.table_res[id] = k.name(&format!("res_{}_t", t.name));
-            n.apply[id] = k.name(&format!("apply_{}", t.name));
+            self.table_ty[id] = k.name(&format!("tbl_{}_t", t.name));
+            self.table_res[id] = k.name(&format!("res_{}_t", t.name));
+            self.apply[id] = k.name(&format!("apply_{}", t.name));
         }
         if let Some(p) = &scu.parser {
             for (id, s) in &p.states {
-                n.state[id] = k.name(&format!("ps_{}", s.name));
+                self.state[id] = k.name(&format!("ps_{}", s.name));
             }
         }
-        n.every = (0..scu.every.len())
+        self.every = (0..scu.every.len())
             .map(|i| k.name(&format!("every_{i}")))
             .collect();
+    }
+
+    /// Members of `pkt_t`: header instances and the fill counts of stacks.
+    fn name_packet_members(&mut self, scu: &Scu) {
         let mut pkt = Namer::new();
         PKT_MEMBERS.iter().for_each(|m| pkt.reserve(m));
         for (id, inst) in &scu.instances {
-            n.inst[id] = pkt.name(&inst.name);
+            self.inst[id] = pkt.name(&inst.name);
         }
         for (id, inst) in &scu.instances {
             if inst.stack.is_some() {
-                n.fill[id] = pkt.name(&format!("fill_{}", inst.name));
+                self.fill[id] = pkt.name(&format!("fill_{}", inst.name));
             }
         }
+    }
+
+    /// Members of `state_t`: CSRs, tables, maps, counters and meters.
+    fn name_state_members(&mut self, scu: &Scu) {
         let mut st = Namer::new();
         STATE_MEMBERS.iter().for_each(|m| st.reserve(m));
         for (id, c) in &scu.csrs {
-            n.csr[id] = st.name(&c.name);
+            self.csr[id] = st.name(&c.name);
         }
         for (id, t) in &scu.tables {
-            n.table[id] = st.name(&t.name);
+            self.table[id] = st.name(&t.name);
         }
         for (id, m) in &scu.maps {
-            n.map[id] = st.name(&m.name);
+            self.map[id] = st.name(&m.name);
         }
         for (id, c) in &scu.counters {
-            n.counter[id] = st.name(&c.name);
+            self.counter[id] = st.name(&c.name);
         }
         for (id, m) in &scu.meters {
-            n.meter[id] = st.name(&m.name);
+            self.meter[id] = st.name(&m.name);
         }
-        n
     }
 
     /// Names the array types of `aggregates` (in order, so element types come first).
