@@ -300,103 +300,116 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
 /// The top-function ports of a kernel for an scu on `attach`, whose control interface carries
 /// `ctrl_data_bits` of data (`scenic_ir::control::ControlLayout::data_bits`).
 pub fn top_ports(attach: Attach, ctrl_data_bits: u32) -> Vec<Port> {
-    use Direction::*;
     let mut ports = match attach {
-        Attach::SlowPath => vec![
-            packet(
-                "net_in",
-                Role::NetIn,
-                In,
-                "packets from the network, one after another",
-            ),
-            record(
-                "net_in_meta",
-                Role::NetInMeta,
-                In,
-                NET_IN_META_BITS,
-                vec![
-                    field("timestamp_ns", 0, 64, "arrival time (`packet.timestamp`)"),
-                    field("port", 64, 8, "ingress port (`packet.port`)"),
-                ],
-                "one record per packet of net_in, written with or before its first beat",
-            ),
-            packet(
-                "net_out",
-                Role::NetOut,
-                Out,
-                "copies sent with `to_network(port)`",
-            ),
-            record(
-                "net_out_meta",
-                Role::NetOutMeta,
-                Out,
-                META_BITS,
-                vec![field("port", 0, 8, "egress port")],
-                "one record per packet of net_out, written before its first beat",
-            ),
-            packet(
-                "host_out",
-                Role::HostOut,
-                Out,
-                "copies sent with `to_host()` and packets with no destination chosen",
-            ),
-            packet(
-                "scu_out",
-                Role::ScuOut,
-                Out,
-                "copies sent with `to_scu(name)`",
-            ),
-            record(
-                "scu_out_meta",
-                Role::ScuOutMeta,
-                Out,
-                META_BITS,
-                vec![field("scu", 0, 16, "destination scu, in declaration order")],
-                "one record per packet of scu_out, written before its first beat",
-            ),
-        ],
-        Attach::Rdma | Attach::Tcp => vec![
-            packet(
-                "word_in",
-                Role::WordIn,
-                In,
-                "payload words of the bound flows",
-            ),
-            record(
-                "word_in_meta",
-                Role::WordInMeta,
-                In,
-                META_BITS,
-                vec![field("flow", 0, 24, "queue pair (rdma) or session (tcp)")],
-                "one record per word of word_in",
-            ),
-            packet(
-                "pass_out",
-                Role::PassOut,
-                Out,
-                "words passed on (`pass`), with the input word's keep and last",
-            ),
-            packet(
-                "push_out",
-                Role::PushOut,
-                Out,
-                "words pushed to outputs (`push`)",
-            ),
-            record(
-                "push_out_meta",
-                Role::PushOutMeta,
-                Out,
-                META_BITS,
-                vec![
-                    field("out", 0, 16, "the output, in declaration order"),
-                    field("element", 16, 16, "the element of an output array"),
-                ],
-                "one record per word of push_out",
-            ),
-        ],
+        Attach::SlowPath => slow_path_packet_ports(),
+        Attach::Rdma | Attach::Tcp => stream_word_ports(),
     };
     ports.extend(common(ctrl_data_bits));
     ports
+}
+
+/// The packet ports of a slow-path scu: packets in with their metadata, copies out to the
+/// network, the host and other scus.
+fn slow_path_packet_ports() -> Vec<Port> {
+    use Direction::*;
+    vec![
+        packet(
+            "net_in",
+            Role::NetIn,
+            In,
+            "packets from the network, one after another",
+        ),
+        record(
+            "net_in_meta",
+            Role::NetInMeta,
+            In,
+            NET_IN_META_BITS,
+            vec![
+                field("timestamp_ns", 0, 64, "arrival time (`packet.timestamp`)"),
+                field("port", 64, 8, "ingress port (`packet.port`)"),
+            ],
+            "one record per packet of net_in, written with or before its first beat",
+        ),
+        packet(
+            "net_out",
+            Role::NetOut,
+            Out,
+            "copies sent with `to_network(port)`",
+        ),
+        record(
+            "net_out_meta",
+            Role::NetOutMeta,
+            Out,
+            META_BITS,
+            vec![field("port", 0, 8, "egress port")],
+            "one record per packet of net_out, written before its first beat",
+        ),
+        packet(
+            "host_out",
+            Role::HostOut,
+            Out,
+            "copies sent with `to_host()` and packets with no destination chosen",
+        ),
+        packet(
+            "scu_out",
+            Role::ScuOut,
+            Out,
+            "copies sent with `to_scu(name)`",
+        ),
+        record(
+            "scu_out_meta",
+            Role::ScuOutMeta,
+            Out,
+            META_BITS,
+            vec![field("scu", 0, 16, "destination scu, in declaration order")],
+            "one record per packet of scu_out, written before its first beat",
+        ),
+    ]
+}
+
+/// The word ports of an scu on a stream (rdma or tcp): words in with their flow, words passed on
+/// and words pushed to outputs.
+fn stream_word_ports() -> Vec<Port> {
+    use Direction::*;
+    vec![
+        packet(
+            "word_in",
+            Role::WordIn,
+            In,
+            "payload words of the bound flows",
+        ),
+        record(
+            "word_in_meta",
+            Role::WordInMeta,
+            In,
+            META_BITS,
+            vec![field("flow", 0, 24, "queue pair (rdma) or session (tcp)")],
+            "one record per word of word_in",
+        ),
+        packet(
+            "pass_out",
+            Role::PassOut,
+            Out,
+            "words passed on (`pass`), with the input word's keep and last",
+        ),
+        packet(
+            "push_out",
+            Role::PushOut,
+            Out,
+            "words pushed to outputs (`push`)",
+        ),
+        record(
+            "push_out_meta",
+            Role::PushOutMeta,
+            Out,
+            META_BITS,
+            vec![
+                field("out", 0, 16, "the output, in declaration order"),
+                field("element", 16, 16, "the element of an output array"),
+            ],
+            "one record per word of push_out",
+        ),
+    ]
 }
 
 /// Width of a `cc_event_in` record.
