@@ -54,6 +54,14 @@ fn ram_check(w: &ScuWriter<'_>, table: &scenic_ir::program::Table, ram: u64) -> 
 
 /// Checks one scu's kernel against the device.
 pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
+    let table_ram_bits = check_tables(w)?;
+    check_maps(w, table_ram_bits)?;
+    check_every_periods(w)
+}
+
+/// Checks the tables' register CAMs against the register budget (and hashed tables' RAM against
+/// the RAM budget); returns the block RAM bits the tables take.
+fn check_tables(w: &ScuWriter<'_>) -> Result<u64, Error> {
     // A CAM keeps only what every lookup compares in registers (each key's value and mask or
     // bound, and a used bit); the action, data, rank and handle of a slot sit in block RAM and
     // are read once the winner is known. A hashed exact table (writer::tables_exact) keeps its
@@ -101,7 +109,12 @@ pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
             });
         }
     }
-    let mut ram = payload_total;
+    Ok(payload_total)
+}
+
+/// Checks the maps, added to the tables' `table_ram_bits`, against the RAM budget.
+fn check_maps(w: &ScuWriter<'_>, table_ram_bits: u64) -> Result<(), Error> {
+    let mut ram = table_ram_bits;
     for m in w.scu.maps.values() {
         let entry = u64::from(type_bits(w.module, w.info, &m.key))
             + u64::from(type_bits(w.module, w.info, &m.value));
@@ -126,6 +139,11 @@ pub fn check(w: &ScuWriter<'_>) -> Result<(), Error> {
             });
         }
     }
+    Ok(())
+}
+
+/// Checks that no `every` block's period is shorter than one invocation of the process stage.
+fn check_every_periods(w: &ScuWriter<'_>) -> Result<(), Error> {
     let invocation_ns = w.options.timing.cycle_ns() * f64::from(w.ii);
     for every in &w.scu.every {
         if (every.period_ns as f64) < invocation_ns {
