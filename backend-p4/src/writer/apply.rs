@@ -36,41 +36,12 @@ impl BodyWriter<'_, '_> {
             self.facts = after;
             return;
         }
-        // Which arm each action of the table goes to: the first case naming it.
-        let mut arm_of: Vec<Option<usize>> = vec![None; table.actions.len()];
-        for (ci, case) in cases.iter().enumerate() {
-            for p in &case.patterns {
-                if let Pattern::Value(c) = p {
-                    if let Some(slot) = c.to_u64().and_then(|v| arm_of.get_mut(v as usize)) {
-                        slot.get_or_insert(ci);
-                    }
-                }
-            }
-        }
+        let arm_of = arm_of_actions(table.actions.len(), cases);
         self.code
             .open(format!("switch ({name}.apply().action_run) {{"));
         self.conditional = true;
         let mut end = Facts::unreachable();
-        let mut groups: Vec<(Vec<usize>, Option<usize>)> = Vec::new();
-        for (pos, arm) in arm_of.iter().enumerate() {
-            let a = table.actions[pos];
-            if self.shared.hoisted.contains(&a) || arm.is_none() {
-                if self.shared.hoisted.contains(&a) {
-                    groups.push((vec![pos], *arm));
-                }
-                continue;
-            }
-            match groups.iter_mut().find(|(ps, g)| {
-                g == arm
-                    && !ps
-                        .iter()
-                        .any(|p| self.shared.hoisted.contains(&table.actions[*p]))
-            }) {
-                Some((ps, _)) => ps.push(pos),
-                None => groups.push((vec![pos], *arm)),
-            }
-        }
-        for (positions, arm) in groups {
+        for (positions, arm) in self.label_groups(&table.actions, &arm_of) {
             let labels: Vec<String> = positions
                 .iter()
                 .filter_map(|p| table.actions.get(*p))
@@ -103,6 +74,37 @@ impl BodyWriter<'_, '_> {
         }
         self.code.close("}");
         self.facts = end;
+    }
+
+    /// The labels of the switch on a table's result: groups of action positions with the arm they
+    /// run (`None`: the default). The actions of one arm share a group; a hoisted action gets a
+    /// group of its own; an action no arm names and that is not hoisted gets none (it goes to
+    /// `default`).
+    fn label_groups(
+        &self,
+        actions: &[ActionId],
+        arm_of: &[Option<usize>],
+    ) -> Vec<(Vec<usize>, Option<usize>)> {
+        let mut groups: Vec<(Vec<usize>, Option<usize>)> = Vec::new();
+        for (pos, arm) in arm_of.iter().enumerate() {
+            let a = actions[pos];
+            if self.shared.hoisted.contains(&a) || arm.is_none() {
+                if self.shared.hoisted.contains(&a) {
+                    groups.push((vec![pos], *arm));
+                }
+                continue;
+            }
+            match groups.iter_mut().find(|(ps, g)| {
+                g == arm
+                    && !ps
+                        .iter()
+                        .any(|p| self.shared.hoisted.contains(&actions[*p]))
+            }) {
+                Some((ps, _)) => ps.push(pos),
+                None => groups.push((vec![pos], *arm)),
+            }
+        }
+        groups
     }
 
     /// A hoisted action's body (if any), then the arm's code, guarded when the action may drop.
@@ -240,4 +242,19 @@ impl BodyWriter<'_, '_> {
             self.conditional = true;
         }
     }
+}
+
+/// Which arm each of a table's `n_actions` actions goes to: the first case naming it, or `None`.
+fn arm_of_actions(n_actions: usize, cases: &[Case]) -> Vec<Option<usize>> {
+    let mut arm_of: Vec<Option<usize>> = vec![None; n_actions];
+    for (ci, case) in cases.iter().enumerate() {
+        for p in &case.patterns {
+            if let Pattern::Value(c) = p {
+                if let Some(slot) = c.to_u64().and_then(|v| arm_of.get_mut(v as usize)) {
+                    slot.get_or_insert(ci);
+                }
+            }
+        }
+    }
+    arm_of
 }
