@@ -145,9 +145,7 @@ impl BodyWriter<'_, '_> {
             Expr::Meta(f) => format!("pk.meta.{}", self.meta_field(*f)),
             Expr::Header { inst, index } => self.inst_ref(*inst, index.map(|_| op(0))),
             Expr::HeaderField { inst, index, field } => {
-                let h = self.inst_ref(*inst, index.map(|_| op(0)));
-                let hdr = w.scu.instances[*inst].header;
-                format!("{h}.{}", w.names.hdr_fields[hdr][*field as usize])
+                self.header_field(*inst, index.map(|_| op(0)), *field)
             }
             Expr::HeaderValid { inst, index } => {
                 format!("{}.valid", self.inst_ref(*inst, index.map(|_| op(0))))
@@ -166,13 +164,7 @@ impl BodyWriter<'_, '_> {
             },
             Expr::Field { base, field } => self.field(*base, *field, &op(0), e)?,
             Expr::Index { .. } => format!("({}).e[{}]", op(0), op(1)),
-            Expr::Slice { hi, lo, .. } => {
-                format!(
-                    "ap_uint<{}>(scn::bits({}).range({hi}, {lo}))",
-                    hi - lo + 1,
-                    op(0)
-                )
-            }
+            Expr::Slice { hi, lo, .. } => slice(*hi, *lo, &op(0)),
             Expr::SliceDyn { width, .. } => {
                 format!("ap_uint<{width}>(scn::bits({}) >> ({}))", op(0), op(1))
             }
@@ -198,12 +190,7 @@ impl BodyWriter<'_, '_> {
             }
             Expr::MapRemove(map, _) => format!("st.{}.remove({})", w.names.map[*map], op(0)),
             Expr::MeterExceeds(meter, index, _) => {
-                // Operands: the cell index (when there is one), then the length.
-                let (i, len) = match index {
-                    Some(_) => (op(0), op(1)),
-                    None => ("0".to_string(), op(0)),
-                };
-                meter_exceeds(&w.names.meter[*meter], &i, &len)
+                meter_exceeds(&w.names.meter[*meter], index.is_some(), ops)
             }
             Expr::ActionData {
                 apply,
@@ -217,6 +204,13 @@ impl BodyWriter<'_, '_> {
             Expr::ArrayLit(_) => format!("make_{cty}({})", ops.join(", ")),
             Expr::Tuple(_) => return Err(self.unsupported_expr("a tuple outside a match", e)),
         })
+    }
+
+    /// Field `field` of header instance `inst` (element `index` of a stack).
+    fn header_field(&self, inst: InstId, index: Option<String>, field: u32) -> String {
+        let h = self.inst_ref(inst, index);
+        let hdr = self.w.scu.instances[inst].header;
+        format!("{h}.{}", self.w.names.hdr_fields[hdr][field as usize])
     }
 
     /// Parameter `param` of action `action` in the result of table application `apply`; zero when
@@ -401,7 +395,22 @@ fn call(name: &str, ops: &[String]) -> String {
     format!("{name}({})", args.join(", "))
 }
 
-/// Whether a packet of `len` bytes exceeds cell `index` of meter `meter` now.
-fn meter_exceeds(meter: &str, index: &str, len: &str) -> String {
+/// Whether a packet exceeds meter `meter` now. The operands are the cell index (when the meter
+/// call has one, else the cell is 0), then the packet's length.
+fn meter_exceeds(meter: &str, has_index: bool, ops: &[String]) -> String {
+    let op = |i: usize| ops.get(i).cloned().unwrap_or_default();
+    let (index, len) = if has_index {
+        (op(0), op(1))
+    } else {
+        ("0".to_string(), op(0))
+    };
     format!("st.{meter}.exceeds(ap_uint<32>({index}), ap_uint<64>({len}), pk.ts)")
+}
+
+/// Bits `hi` down to `lo` of `base`.
+fn slice(hi: u32, lo: u32, base: &str) -> String {
+    format!(
+        "ap_uint<{}>(scn::bits({base}).range({hi}, {lo}))",
+        hi - lo + 1
+    )
 }
