@@ -32,8 +32,35 @@ pub const MAX_WIDTH: u32 = 65_535;
 const SMALL: u32 = 128;
 
 /// A bit pattern of a fixed width. See the [module documentation](self).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Bits(Repr);
+
+impl Clone for Bits {
+    #[inline]
+    fn clone(&self) -> Bits {
+        Bits(self.0.clone())
+    }
+
+    /// Copies in place when both are inline (or wide of the same size): no check of the old
+    /// value's storage, which the generated `clone_from` (drop, then clone) pays on every copy of
+    /// a scalar inside an aggregate.
+    #[inline]
+    fn clone_from(&mut self, source: &Bits) {
+        match (&mut self.0, &source.0) {
+            (Repr::Small { width, v }, Repr::Small { width: w, v: x }) => {
+                *width = *w;
+                *v = *x;
+            }
+            (Repr::Big { width, words }, Repr::Big { width: w, words: x })
+                if words.len() == x.len() =>
+            {
+                *width = *w;
+                words.copy_from_slice(x);
+            }
+            (this, source) => *this = source.clone(),
+        }
+    }
+}
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
