@@ -380,6 +380,60 @@ mod tests {
         }
     }
 
+    /// With more than 4,096 entries the summaries take several words; lookups still agree with
+    /// a scan, also for keys that match only late entries.
+    #[test]
+    fn summaries_of_several_words_agree_with_a_scan() {
+        let mut rng = crate::interp::bits::tests::Rng::new(13);
+        let entries: Vec<RtEntry> = (0..5_000)
+            .map(|i| {
+                // Mostly long prefixes (rare matches); every 50th a /8, so that keys also match
+                // entries in later summary words.
+                let len = if i % 50 == 0 {
+                    8
+                } else {
+                    24 + rng.below(9) as u32
+                };
+                let lo = rng.below(60_000);
+                let range = KeyTest::Range(
+                    Bits::from_u64(16, lo),
+                    Bits::from_u64(16, lo + rng.below(3_000)),
+                );
+                entry(vec![lpm(rng.next() & 0xffff_ffff, len), range])
+            })
+            .collect();
+        let Some(c) = Classifier::build(&entries, &[32, 16]) else {
+            panic!("no classifier")
+        };
+        assert!(c.summary_words > 1);
+        let mut found = 0;
+        for k in 0..1_500 {
+            // Half the keys inside an entry's prefix, so that many match.
+            let base = match &entries[(k * 7) % entries.len()].keys[0] {
+                KeyTest::Masked(v, _, _) => v.to_u64(),
+                _ => 0,
+            };
+            let addr = if k % 2 == 0 {
+                base | (rng.next() & 0xff)
+            } else {
+                rng.next()
+            };
+            let key = vec![
+                Bits::from_u64(32, addr & 0xffff_ffff),
+                Bits::from_u64(16, rng.below(65_536)),
+            ];
+            let scan = entries
+                .iter()
+                .position(|e| e.keys.iter().zip(&key).all(|(t, x)| t.matches(x)));
+            found += usize::from(scan.is_some_and(|i| i >= 4_096));
+            assert_eq!(c.lookup(&key, |_| true), scan, "key {key:?}");
+        }
+        assert!(
+            found > 0,
+            "some keys match only past the first summary word"
+        );
+    }
+
     /// The classifier agrees with a scan in search order, for one key and for two.
     #[test]
     fn lookups_agree_with_a_scan() {
