@@ -17,7 +17,7 @@ mod arith;
 mod wire;
 mod words;
 
-pub use wire::{read_bits, write_bits};
+pub use wire::{read_bits, read_field, write_bits};
 
 #[cfg(test)]
 pub(crate) mod tests;

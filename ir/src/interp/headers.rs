@@ -14,7 +14,7 @@
 //!
 //! [`reset`]: HeaderStore::reset
 
-use super::bits::{read_bits, write_bits, Bits};
+use super::bits::{read_bits, read_field, write_bits, Bits};
 use super::value::{width_of, HeaderVal};
 use crate::entities::InstId;
 use crate::program::{Module, Scu};
@@ -168,7 +168,7 @@ impl HeaderStore {
             return Bits::zero(width);
         }
         match slot.src {
-            Src::Wire(base) => read_bits(data, base + offset, width),
+            Src::Wire(base) => read_field(data, base + offset, width),
             Src::Owned => slot
                 .fields
                 .get(f as usize)
@@ -196,11 +196,11 @@ impl HeaderStore {
     }
 
     /// The field at `loc` (see [`HeaderStore::field`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn field_at(&self, data: &[u8], loc: FieldLoc) -> Bits {
         match self.slots.get(loc.slot) {
             Some(slot) if slot.valid => match slot.src {
-                Src::Wire(base) => read_bits(data, base + loc.offset, loc.width),
+                Src::Wire(base) => read_field(data, base + loc.offset, loc.width),
                 Src::Owned => slot
                     .fields
                     .get(loc.field)

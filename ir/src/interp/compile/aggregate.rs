@@ -50,6 +50,17 @@ struct Path {
 }
 
 impl Path {
+    /// The steps, when they are all fields.
+    fn fields(&self) -> Option<Box<[u32]>> {
+        self.steps
+            .iter()
+            .map(|s| match s {
+                PathStep::Field(f) => Some(*f),
+                PathStep::Index(_) => None,
+            })
+            .collect()
+    }
+
     /// Evaluates the indices, then reads the part and gives it to `f`.
     #[inline]
     fn read<T>(&self, cx: &mut Cx<'_>, f: impl FnOnce(Part<'_>) -> T) -> R<T> {
@@ -197,6 +208,18 @@ impl Compiler<'_> {
     /// A scalar part of a value (`Field` or `Index`).
     pub fn part_scalar(&mut self, id: ExprId) -> Scalar {
         if let Some(path) = self.path(id) {
+            // Fields only (`stats.packets`, `meta.f.g`): no index to evaluate, so the part is
+            // reached directly, without the index buffer `Path::read` fills for every read.
+            if let Some(fields) = path.fields() {
+                let root = path.root;
+                if let [field] = *fields {
+                    return Box::new(move |cx| Ok(root.get(cx).field(field).to_bits()));
+                }
+                return Box::new(move |cx| {
+                    let part = fields.iter().fold(root.get(cx), |p, &f| p.field(f));
+                    Ok(part.to_bits())
+                });
+            }
             return Box::new(move |cx| path.read(cx, |p| p.to_bits()));
         }
         let project = self.project(id);
