@@ -76,44 +76,7 @@ static std::string hex_bytes(const std::vector<unsigned char>& bytes) {
     return s;
 }
 
-static bool parse_u64(const std::string& s, unsigned long long& v) {
-    if (s.empty() || s.size() > 20) return false;
-    v = 0;
-    for (size_t i = 0; i < s.size(); i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        unsigned long long d = (unsigned long long)(s[i] - '0');
-        if (v > (18446744073709551615ULL - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    return true;
-}
-
-template <int W>
-static bool parse_wide(const std::string& s, ap_uint<W>& v) {
-    v = 0;
-    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
-    for (size_t i = 0; i < s.size(); i++) {
-        int n = nibble(s[i]);
-        if (n < 0) return false;
-        v = (v << 4) | ap_uint<W>(n);
-    }
-    return true;
-}
-
-template <int W>
-static std::string hex_wide(const ap_uint<W>& v) {
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
-        int lo = 4 * i;
-        int hi = lo + 3 < W ? lo + 3 : W - 1;
-        int n = int(ap_uint<4>(v.range(hi, lo)));
-        if (s.empty() && n == 0) continue;
-        s += digits[n];
-    }
-    return s.empty() ? "0" : s;
-}
-
+@NUMBERS@
 // Drains the packets of one output stream (and its records, if any).
 static void drain(hls::stream<axis512>& s, const char* kind, hls::stream<ap_uint<64> >* meta) {
     while (!s.empty()) {
@@ -180,7 +143,53 @@ static void packet(std::istringstream& in) {
     drain_notes();
 }
 
-static void ctrl(std::istringstream& in) {
+@CTRL_AND_MAIN@"#;
+
+/// The decimal and hexadecimal readers and writers every testbench (scu, stream, cc) shares,
+/// spliced in at `@NUMBERS@`.
+pub(crate) const NUMBERS: &str = r#"static bool parse_u64(const std::string& s, unsigned long long& v) {
+    if (s.empty() || s.size() > 20) return false;
+    v = 0;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        unsigned long long d = (unsigned long long)(s[i] - '0');
+        if (v > (18446744073709551615ULL - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    return true;
+}
+
+template <int W>
+static bool parse_wide(const std::string& s, ap_uint<W>& v) {
+    v = 0;
+    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
+    for (size_t i = 0; i < s.size(); i++) {
+        int n = nibble(s[i]);
+        if (n < 0) return false;
+        v = (v << 4) | ap_uint<W>(n);
+    }
+    return true;
+}
+
+template <int W>
+static std::string hex_wide(const ap_uint<W>& v) {
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
+        int lo = 4 * i;
+        int hi = lo + 3 < W ? lo + 3 : W - 1;
+        int n = int(ap_uint<4>(v.range(hi, lo)));
+        if (s.empty() && n == 0) continue;
+        s += digits[n];
+    }
+    return s.empty() ? "0" : s;
+}
+"#;
+
+/// The `ctrl` command and the request loop of the scu and stream testbenches, spliced in at
+/// `@CTRL_AND_MAIN@`; `@CMD@` is the kernel's own input command (`packet` or `word`), whose
+/// handler has the same name.
+const CTRL_AND_MAIN: &str = r#"static void ctrl(std::istringstream& in) {
     std::string op_s, target_s, index_s, data_s;
     unsigned long long op = 0, target = 0, index = 0;
     ap_uint<CTRL_DATA_BITS> data = 0;
@@ -227,8 +236,8 @@ int main() {
                 run();
                 drain_notes();
             }
-        } else if (cmd == "packet") {
-            packet(in);
+        } else if (cmd == "@CMD@") {
+            @CMD@(in);
         } else if (cmd == "ctrl") {
             ctrl(in);
         } else {
@@ -239,6 +248,11 @@ int main() {
     return 0;
 }
 "#;
+
+/// [`CTRL_AND_MAIN`] for a testbench whose input command (and handler) is `command`.
+pub(crate) fn ctrl_and_main(command: &str) -> String {
+    CTRL_AND_MAIN.replace("@CMD@", command)
+}
 
 /// The testbench of one scu's kernel.
 pub fn write(w: &ScuWriter<'_>) -> String {
@@ -255,6 +269,8 @@ pub fn write(w: &ScuWriter<'_>) -> String {
         file = w.module.source_name,
     );
     head + &TB
+        .replace("@NUMBERS@", NUMBERS)
+        .replace("@CTRL_AND_MAIN@", &ctrl_and_main("packet"))
         .replace("@NS@", &w.names.ns)
         .replace("@TOP@", &w.names.top)
 }

@@ -42,44 +42,7 @@ static int nibble(char c) {
     return -1;
 }
 
-static bool parse_u64(const std::string& s, unsigned long long& v) {
-    if (s.empty() || s.size() > 20) return false;
-    v = 0;
-    for (size_t i = 0; i < s.size(); i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        unsigned long long d = (unsigned long long)(s[i] - '0');
-        if (v > (18446744073709551615ULL - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    return true;
-}
-
-template <int W>
-static bool parse_wide(const std::string& s, ap_uint<W>& v) {
-    v = 0;
-    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
-    for (size_t i = 0; i < s.size(); i++) {
-        int n = nibble(s[i]);
-        if (n < 0) return false;
-        v = (v << 4) | ap_uint<W>(n);
-    }
-    return true;
-}
-
-template <int W>
-static std::string hex_wide(const ap_uint<W>& v) {
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
-        int lo = 4 * i;
-        int hi = lo + 3 < W ? lo + 3 : W - 1;
-        int n = int(ap_uint<4>(v.range(hi, lo)));
-        if (s.empty() && n == 0) continue;
-        s += digits[n];
-    }
-    return s.empty() ? "0" : s;
-}
-
+@NUMBERS@
 // Everything the kernel wrote: updates, then notifications.
 static void drain() {
     while (!cc_update_out.empty()) {
@@ -183,6 +146,7 @@ pub fn write(cw: &CcWriter<'_, '_>) -> String {
         cw.w.names.top, cw.cc.name, cw.w.module.source_name, cw.w.names.top
     );
     head + &TB
+        .replace("@NUMBERS@", crate::testbench::NUMBERS)
         .replace("@NS@", &cw.w.names.ns)
         .replace("@TOP@", &cw.w.names.top)
 }

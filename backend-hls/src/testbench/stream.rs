@@ -58,44 +58,7 @@ static std::string hex_bytes(const std::vector<unsigned char>& bytes) {
     return s;
 }
 
-static bool parse_u64(const std::string& s, unsigned long long& v) {
-    if (s.empty() || s.size() > 20) return false;
-    v = 0;
-    for (size_t i = 0; i < s.size(); i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        unsigned long long d = (unsigned long long)(s[i] - '0');
-        if (v > (18446744073709551615ULL - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    return true;
-}
-
-template <int W>
-static bool parse_wide(const std::string& s, ap_uint<W>& v) {
-    v = 0;
-    if (s.empty() || s.size() > (size_t)((W + 3) / 4)) return false;
-    for (size_t i = 0; i < s.size(); i++) {
-        int n = nibble(s[i]);
-        if (n < 0) return false;
-        v = (v << 4) | ap_uint<W>(n);
-    }
-    return true;
-}
-
-template <int W>
-static std::string hex_wide(const ap_uint<W>& v) {
-    static const char digits[] = "0123456789abcdef";
-    std::string s;
-    for (int i = (W + 3) / 4 - 1; i >= 0; i--) {
-        int lo = 4 * i;
-        int hi = lo + 3 < W ? lo + 3 : W - 1;
-        int n = int(ap_uint<4>(v.range(hi, lo)));
-        if (s.empty() && n == 0) continue;
-        s += digits[n];
-    }
-    return s.empty() ? "0" : s;
-}
-
+@NUMBERS@
 // The 64 bytes of a word in lane order (byte 0 first): 128 hex digits.
 static bool parse_word(const std::string& s, ap_uint<512>& w) {
     w = 0;
@@ -191,65 +154,7 @@ static void word(std::istringstream& in) {
     drain_notes();
 }
 
-static void ctrl(std::istringstream& in) {
-    std::string op_s, target_s, index_s, data_s;
-    unsigned long long op = 0, target = 0, index = 0;
-    ap_uint<CTRL_DATA_BITS> data = 0;
-    if (!(in >> op_s >> target_s >> index_s >> data_s) || !parse_u64(op_s, op) || op > 255 ||
-        !parse_u64(target_s, target) || target > 65535 || !parse_u64(index_s, index) ||
-        index > 4294967295ULL || !parse_wide(data_s, data)) {
-        std::cout << "error usage: ctrl <op> <target> <index> <hexdata>\n";
-        return;
-    }
-    ctrl_req_t req = 0;
-    req.range(CTRL_DATA_BITS - 1, 0) = data;
-    req.range(CTRL_DATA_BITS + 31, CTRL_DATA_BITS) = ap_uint<32>(index);
-    req.range(CTRL_DATA_BITS + 47, CTRL_DATA_BITS + 32) = ap_uint<16>(target);
-    req.range(CTRL_DATA_BITS + 55, CTRL_DATA_BITS + 48) = ap_uint<8>(op);
-    ctrl_in.write(req);
-    run();
-    if (ctrl_out.empty()) {
-        std::cout << "error the kernel gave no response\n";
-        return;
-    }
-    ctrl_resp_t resp = ctrl_out.read();
-    ap_uint<CTRL_DATA_BITS> out = resp.range(CTRL_DATA_BITS - 1, 0);
-    std::cout << "resp " << (unsigned)resp.range(CTRL_DATA_BITS + 7, CTRL_DATA_BITS) << " "
-              << hex_wide(out) << "\n";
-    drain_notes();
-}
-
-int main() {
-    std::ios::sync_with_stdio(false);
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        std::istringstream in(line);
-        std::string cmd;
-        in >> cmd;
-        if (cmd.empty()) continue;
-        if (cmd == "quit") break;
-        if (cmd == "time") {
-            std::string t;
-            unsigned long long ns = 0;
-            if (!(in >> t) || !parse_u64(t, ns)) {
-                std::cout << "error usage: time <ns>\n";
-            } else {
-                now = ap_uint<64>(ns);
-                run();
-                drain_notes();
-            }
-        } else if (cmd == "word") {
-            word(in);
-        } else if (cmd == "ctrl") {
-            ctrl(in);
-        } else {
-            std::cout << "error unknown command: " << cmd << "\n";
-        }
-        std::cout << "done" << std::endl;
-    }
-    return 0;
-}
-"#;
+@CTRL_AND_MAIN@"#;
 
 /// The testbench of one stream scu's kernel; `quiet` invocations without a beat on `push_out`
 /// mean the `dma` stage has taken everything (`MAX_PUSH + SLOTS + 4` of the kernel).
@@ -267,6 +172,8 @@ pub fn write(w: &ScuWriter<'_>, quiet: u32) -> String {
         file = w.module.source_name,
     );
     head + &TB
+        .replace("@NUMBERS@", super::NUMBERS)
+        .replace("@CTRL_AND_MAIN@", &super::ctrl_and_main("word"))
         .replace("@NS@", &w.names.ns)
         .replace("@TOP@", &w.names.top)
         .replace("@QUIET@", &quiet.to_string())
