@@ -197,7 +197,6 @@ fn write_table(
 
 fn write_init(w: &ScuWriter<'_>, c: &mut Code, t: TableId, tc: &TableControl) -> Result<(), Error> {
     let table = &w.scu.tables[t];
-    let rb = tc.record_bits;
     c.line("// Constant entries (in source order) and the default action.");
     c.open("void init()");
     c.line("count = 0;");
@@ -205,6 +204,21 @@ fn write_init(w: &ScuWriter<'_>, c: &mut Code, t: TableId, tc: &TableControl) ->
     c.open("for (int s = 0; s < SLOTS; ++s)");
     c.line("used[s] = false;");
     c.close("");
+    write_default_and_constants(w, c, table, tc)?;
+    c.close("");
+    c.blank();
+    Ok(())
+}
+
+/// The body of `init()` both table kinds share: the default action, then the constant entries in
+/// source order, inserted as the host would insert them (records of [`TableControl`]).
+pub(super) fn write_default_and_constants(
+    w: &ScuWriter<'_>,
+    c: &mut Code,
+    table: &scenic_ir::program::Table,
+    tc: &TableControl,
+) -> Result<(), Error> {
+    let rb = tc.record_bits;
     let default_pos = table
         .actions
         .iter()
@@ -236,8 +250,6 @@ fn write_init(w: &ScuWriter<'_>, c: &mut Code, t: TableId, tc: &TableControl) ->
             conv::uint_literal(rb, &rec)
         ));
     }
-    c.close("");
-    c.blank();
     Ok(())
 }
 

@@ -38,7 +38,6 @@
 
 use super::tables::{args_bits, args_lo};
 use super::{Code, ScuWriter};
-use crate::conv;
 use crate::Error;
 use scenic_ir::control::{TableControl, TableStrategy};
 use scenic_ir::entities::TableId;
@@ -207,44 +206,13 @@ pub fn write_table(
 
 fn write_init(w: &ScuWriter<'_>, c: &mut Code, t: TableId, tc: &TableControl) -> Result<(), Error> {
     let table = &w.scu.tables[t];
-    let rb = tc.record_bits;
     c.line("// Handle rows, the default action and the constant entries (in source order).");
     c.open("void init()");
     c.open("for (int i = 0; i < SLOTS; ++i)");
     c.line("hgen[i] = 1;");
     c.close("");
     c.line("free_rows();");
-    let default_pos = table
-        .actions
-        .iter()
-        .position(|a| *a == table.default.0)
-        .unwrap_or(0) as u32;
-    let default_args: Vec<_> = table.default.1.iter().map(|c| c.0.clone()).collect();
-    let rec = tc.encode_default(default_pos, &default_args).map_err(|e| {
-        w.unsupported(
-            format!("the default action of table `{}`: {e}", table.name),
-            table.span,
-        )
-    })?;
-    c.line(format!("set_default({});", conv::uint_literal(rb, &rec)));
-    if !table.const_entries.is_empty() {
-        c.line("ap_uint<32> h = 0;");
-    }
-    for e in &table.const_entries {
-        let args: Vec<_> = e.args.iter().map(|c| c.0.clone()).collect();
-        let rec = tc
-            .encode_entry(&e.keys, e.action, &args, u64::from(e.priority))
-            .map_err(|err| {
-                w.unsupported(
-                    format!("a constant entry of table `{}`: {err}", table.name),
-                    table.span,
-                )
-            })?;
-        c.line(format!(
-            "insert({}, true, h);",
-            conv::uint_literal(rb, &rec)
-        ));
-    }
+    super::tables::write_default_and_constants(w, c, table, tc)?;
     c.close("");
     c.blank();
     c.line("// Every row free, in row order (at init and after clear).");
