@@ -12,7 +12,6 @@
 use super::cc::{kind, CcWriter};
 use super::Code;
 use crate::ports::{cc_ports, Interface, Port};
-use scenic_ir::control::{Op, Status};
 use scenic_ir::types::Type;
 
 /// Writes `<top>.hpp`.
@@ -35,22 +34,7 @@ pub fn write_hpp(cw: &CcWriter<'_, '_>) -> String {
     c.line(format!("namespace {} {{", w.names.ns));
     c.blank();
     c.line("// The host control interface (scenic_ir::control, format 1); the params are CSRs 0, 1, ...");
-    c.line(format!(
-        "static const int CTRL_DATA_BITS = {};",
-        w.data_bits
-    ));
-    c.line(format!("typedef ap_uint<{}> ctrl_req_t;", w.data_bits + 56));
-    c.line(format!("typedef ap_uint<{}> ctrl_resp_t;", w.data_bits + 8));
-    let ops: Vec<String> = Op::ALL
-        .iter()
-        .map(|op| format!("{} = {:#04x}", op.const_name(), *op as u8))
-        .collect();
-    c.line(format!("enum ctrl_op {{ {} }};", ops.join(", ")));
-    let sts: Vec<String> = Status::ALL
-        .iter()
-        .map(|s| format!("{} = {}", s.const_name(), *s as u8))
-        .collect();
-    c.line(format!("enum ctrl_status {{ {} }};", sts.join(", ")));
+    super::top::write_ctrl_types(&mut c, w.data_bits);
     c.line("// Event kinds (bits 0..8 of a cc_event_in record).");
     c.line(format!(
         "enum cc_kind {{ EV_TICK = {}, EV_ACK = {}, EV_CNP = {}, EV_ECN = {}, EV_LOSS = {}, EV_TIMEOUT = {}, EV_RTT = {}, EV_SENT = {} }};",

@@ -44,6 +44,24 @@ fn signature(w: &ScuWriter<'_>) -> String {
     format!("void {}({})", w.names.top, params.join(", "))
 }
 
+/// The control interface's C++ declarations every kernel shares: the data width, the request and
+/// response words, and the op and status codes of [`scenic_ir::control`].
+pub(super) fn write_ctrl_types(c: &mut Code, data_bits: u32) {
+    c.line(format!("static const int CTRL_DATA_BITS = {};", data_bits));
+    c.line(format!("typedef ap_uint<{}> ctrl_req_t;", data_bits + 56));
+    c.line(format!("typedef ap_uint<{}> ctrl_resp_t;", data_bits + 8));
+    let ops: Vec<String> = Op::ALL
+        .iter()
+        .map(|op| format!("{} = {:#04x}", op.const_name(), *op as u8))
+        .collect();
+    c.line(format!("enum ctrl_op {{ {} }};", ops.join(", ")));
+    let sts: Vec<String> = Status::ALL
+        .iter()
+        .map(|s| format!("{} = {}", s.const_name(), *s as u8))
+        .collect();
+    c.line(format!("enum ctrl_status {{ {} }};", sts.join(", ")));
+}
+
 /// Writes `<top>.hpp`.
 pub fn write_hpp(w: &ScuWriter<'_>) -> String {
     let mut c = Code::new();
@@ -71,22 +89,7 @@ pub fn write_hpp(w: &ScuWriter<'_>) -> String {
     c.blank();
     c.line("// The host control interface (scenic_ir::control, format 1): a request is");
     c.line("// data | index << D | target << (D + 32) | op << (D + 48); a response data | status << D.");
-    c.line(format!(
-        "static const int CTRL_DATA_BITS = {};",
-        w.data_bits
-    ));
-    c.line(format!("typedef ap_uint<{}> ctrl_req_t;", w.data_bits + 56));
-    c.line(format!("typedef ap_uint<{}> ctrl_resp_t;", w.data_bits + 8));
-    let ops: Vec<String> = Op::ALL
-        .iter()
-        .map(|op| format!("{} = {:#04x}", op.const_name(), *op as u8))
-        .collect();
-    c.line(format!("enum ctrl_op {{ {} }};", ops.join(", ")));
-    let sts: Vec<String> = Status::ALL
-        .iter()
-        .map(|s| format!("{} = {}", s.const_name(), *s as u8))
-        .collect();
-    c.line(format!("enum ctrl_status {{ {} }};", sts.join(", ")));
+    write_ctrl_types(&mut c, w.data_bits);
     c.line(format!(
         "static const int MAX_PACKET_BYTES = {};  // longer packets are dropped",
         w.options.max_packet_bytes
