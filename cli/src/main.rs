@@ -86,6 +86,7 @@ enum Command {
         ("Write the SCU package (manifest, HLS kernels, Coyote glue) into a directory", "scenicc build examples/firewall.sn -o out/firewall"),
         ("The same, as users type it", "scenicc examples/firewall.sn -o out/firewall"),
         ("A Vitis kernel object: runs v++/vitis_hls if on PATH, else says what to run", "scenicc firewall.sn -o scu.xo"),
+        ("The package with the P4_16 program in p4/ (Vitis Networking P4 or v1model)", "scenicc build examples/l3_router.sn --target v1model -o out/l3_p4"),
     ]))]
     Build(build::BuildArgs),
     /// Check programs and report diagnostics, without building anything.
@@ -115,6 +116,8 @@ enum Command {
     #[command(after_help = examples(&[
         ("Run a program's tests", "scenicc test examples/l3_router.sn examples/l3_router.stf"),
         ("Pick the scu that receives the packets", "scenicc test --scu fw prog.sn prog.stf"),
+        ("Run them on the C-simulated HLS kernel (g++, AMD's ap_types headers)", "scenicc test examples/l3_router.sn examples/l3_router.stf --backend hls-csim --ap-types \"$(scripts/fetch-ap-types.sh)\""),
+        ("Test a P4 program (v1model, the subset of docs/p4.md)", "scenicc test examples/p4/basic_router.p4 examples/p4/basic_router.stf"),
     ]))]
     Test(test::TestArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
