@@ -17,7 +17,7 @@ mod arith;
 mod wire;
 mod words;
 
-pub use wire::{read_bits, read_field, write_bits};
+pub use wire::{read_bits, read_field, read_field_u64, write_bits};
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -14,7 +14,7 @@
 //!
 //! [`reset`]: HeaderStore::reset
 
-use super::bits::{read_bits, read_field, write_bits, Bits};
+use super::bits::{read_bits, read_field, read_field_u64, write_bits, Bits};
 use super::value::{width_of, HeaderVal};
 use crate::entities::InstId;
 use crate::program::{Module, Scu};
@@ -77,6 +77,13 @@ pub(crate) struct FieldLoc {
     field: usize,
     offset: usize,
     width: u32,
+}
+
+impl FieldLoc {
+    /// The field's width in bits.
+    pub(crate) fn width(&self) -> u32 {
+        self.width
+    }
 }
 
 /// Why an extraction failed (the parser error it raises).
@@ -209,6 +216,19 @@ impl HeaderStore {
                 Src::Zero => Bits::zero(loc.width),
             },
             _ => Bits::zero(loc.width),
+        }
+    }
+
+    /// The field at `loc` as a `u64` (for fields of at most 64 bits: see [`FieldLoc::width`]).
+    #[inline(always)]
+    pub(crate) fn field_u64_at(&self, data: &[u8], loc: FieldLoc) -> u64 {
+        match self.slots.get(loc.slot) {
+            Some(slot) if slot.valid => match slot.src {
+                Src::Wire(base) => read_field_u64(data, base + loc.offset, loc.width),
+                Src::Owned => slot.fields.get(loc.field).map_or(0, Bits::to_u64),
+                Src::Zero => 0,
+            },
+            _ => 0,
         }
     }
 

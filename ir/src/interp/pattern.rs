@@ -115,3 +115,48 @@ impl Compiled {
         }
     }
 }
+
+/// A compiled pattern on an unsigned scalar of at most 64 bits held as a `u64` (see
+/// `compile/narrow.rs`): what [`Compiled::matches`] decides, on the plain value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NarrowTest {
+    /// `_`.
+    Any,
+    /// The bits under the mask (second) equal the value (first, already masked); a constant is
+    /// the mask of all the width's bits.
+    Mask(u64, u64),
+    /// From the first to the second, inclusive, unsigned.
+    Range(u64, u64),
+    /// A tuple pattern, which no scalar matches.
+    Never,
+}
+
+impl NarrowTest {
+    /// `pattern` on an unsigned value of `width` bits (1 to 64), constants truncated to the width
+    /// as [`Compiled::new`] does.
+    pub fn new(pattern: &Pattern, width: u32) -> NarrowTest {
+        let constant = |c: &crate::types::Const| Bits::from_biguint(width, &c.0).to_u64();
+        let all = Bits::ones(width).to_u64();
+        match pattern {
+            Pattern::Any => NarrowTest::Any,
+            Pattern::Value(c) => NarrowTest::Mask(constant(c), all),
+            Pattern::Mask(v, m) => {
+                let m = constant(m);
+                NarrowTest::Mask(constant(v) & m, m)
+            }
+            Pattern::Range(lo, hi) => NarrowTest::Range(constant(lo), constant(hi)),
+            Pattern::Tuple(_) => NarrowTest::Never,
+        }
+    }
+
+    /// Whether `value` matches.
+    #[inline]
+    pub fn matches(self, value: u64) -> bool {
+        match self {
+            NarrowTest::Any => true,
+            NarrowTest::Mask(v, m) => value & m == v,
+            NarrowTest::Range(lo, hi) => lo <= value && value <= hi,
+            NarrowTest::Never => false,
+        }
+    }
+}

@@ -104,6 +104,18 @@ pub fn read_field(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {
     read_bits(bytes, bit_offset, width)
 }
 
+/// [`read_field`] of a field of at most 64 bits, as a `u64`.
+#[inline(always)]
+pub fn read_field_u64(bytes: &[u8], bit_offset: usize, width: u32) -> u64 {
+    let (start, shift) = (bit_offset / 8, (bit_offset % 8) as u32);
+    if width != 0 && shift + width <= 64 {
+        if let Some(chunk) = bytes.get(start..).and_then(|b| b.first_chunk::<8>()) {
+            return (u64::from_be_bytes(*chunk) << shift) >> (64 - width);
+        }
+    }
+    read_bits(bytes, bit_offset, width).to_u64()
+}
+
 /// [`read_bits`] of more than 128 bits (or at an absurd offset).
 #[inline(never)]
 fn read_wide(bytes: &[u8], bit_offset: usize, width: u32) -> Bits {

@@ -19,6 +19,7 @@
 
 mod aggregate;
 mod effect;
+mod narrow;
 mod parser;
 mod place;
 mod scalar;

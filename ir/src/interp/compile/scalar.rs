@@ -55,6 +55,15 @@ impl Compiler<'_> {
             return Box::new(move |cx| Ok(v(cx)?.into_bits()));
         }
         let width = self.width(id);
+        let leaf = matches!(
+            self.body.exprs[id],
+            Expr::Const(_) | Expr::Local(_) | Expr::Csr(_)
+        );
+        if !leaf && self.is_narrow(id) {
+            // One conversion at the root of the narrow tree instead of a `Bits` per node.
+            let n = self.narrow(id);
+            return Box::new(move |cx| Ok(Bits::from_u64(width, n(cx))));
+        }
         match &self.body.exprs[id] {
             Expr::Const(c) => {
                 let b = Bits::from_biguint(width, &c.0);

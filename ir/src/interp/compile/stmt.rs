@@ -5,18 +5,23 @@
 //! return at once. A `match` on a scalar or on a tuple of scalars matches compiled patterns
 //! against the scrutinee's parts without building a tuple value.
 
+use super::narrow::Narrow;
 use super::{Block, Compiler, Flow, Step, R};
 use crate::body::{Block as IrBlock, Expr, Pattern, Stmt};
 use crate::entities::*;
 use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
-use crate::interp::pattern::{self, Compiled};
+use crate::interp::pattern::{self, Compiled, NarrowTest};
 use crate::interp::value::{width_of, Value};
 use crate::types::Type;
 use cranelift_entity::EntityRef;
 
 /// A compiled scrutinee with its cases: the position of the first case with a matching pattern.
 pub(crate) type Select = Box<dyn Fn(&mut Cx<'_>) -> R<Option<usize>> + Send + Sync>;
+
+/// The most parts a tuple scrutinee may have to be matched as narrow values (more go through the
+/// general code).
+const MAX_NARROW_PARTS: usize = 8;
 
 /// The flow of a statement whose evaluation gave `r`.
 #[inline]
@@ -49,6 +54,14 @@ impl Compiler<'_> {
             Stmt::Eval(e) => {
                 let run = self.eval(*e);
                 Box::new(move |cx| flow(run(cx)))
+            }
+            Stmt::If(cond, then, otherwise) if self.is_narrow(*cond) => {
+                let (cond, then, otherwise) =
+                    (self.narrow(*cond), self.block(then), self.block(otherwise));
+                Box::new(move |cx| match cond(cx) {
+                    0 => otherwise.run(cx),
+                    _ => then.run(cx),
+                })
             }
             Stmt::If(cond, then, otherwise) => {
                 let (cond, then, otherwise) =
@@ -125,6 +138,16 @@ impl Compiler<'_> {
     /// `let`: a scalar into its slot, `map.get` of an aggregate copied into the slot's storage,
     /// any other value moved in.
     fn let_(&mut self, slot: usize, value: ExprId) -> Step {
+        if self.is_narrow(value) {
+            let (e, width) = (self.narrow(value), self.width(value));
+            return Box::new(move |cx| {
+                let v = e(cx);
+                if let Some(s) = cx.local_mut(slot) {
+                    set_scalar(s, Bits::from_u64(width, v));
+                }
+                Flow::Next
+            });
+        }
         if self.is_scalar(value) {
             let e = self.scalar(value);
             return Box::new(move |cx| match e(cx) {
@@ -169,6 +192,18 @@ impl Compiler<'_> {
     /// A scrutinee and the alternatives of each case.
     pub fn select(&mut self, on: ExprId, cases: &[&[Pattern]]) -> Select {
         let ty = self.ty(on).clone();
+        if self.is_narrow(on) && !ty.is_signed() {
+            let width = self.width(on);
+            let cases: Vec<Box<[NarrowTest]>> = cases
+                .iter()
+                .map(|ps| ps.iter().map(|p| NarrowTest::new(p, width)).collect())
+                .collect();
+            let on = self.narrow(on);
+            return Box::new(move |cx| {
+                let v = on(cx);
+                Ok(cases.iter().position(|ps| ps.iter().any(|p| p.matches(v))))
+            });
+        }
         if self.is_scalar(on) {
             let (width, signed) = (width_of(&ty, self.module), ty.is_signed());
             let cases: Vec<Vec<Compiled>> = cases
@@ -199,6 +234,14 @@ impl Compiler<'_> {
     /// A tuple of scalars: its parts are evaluated onto the scalar stack and matched part by
     /// part.
     fn select_tuple(&mut self, items: &[ExprId], tys: &[Type], cases: &[&[Pattern]]) -> Select {
+        let narrow = items.len() <= MAX_NARROW_PARTS
+            && items
+                .iter()
+                .zip(tys)
+                .all(|(i, t)| self.is_narrow(*i) && !t.is_signed());
+        if narrow {
+            return self.select_narrow_tuple(items, cases);
+        }
         let parts: Vec<_> = items.iter().map(|i| self.scalar(*i)).collect();
         let compile = |p: &Pattern| -> Option<Vec<Compiled>> {
             match p {
@@ -236,6 +279,43 @@ impl Compiler<'_> {
                 })
             });
             cx.frames.scalars.truncate(start);
+            Ok(found)
+        })
+    }
+
+    /// A tuple of unsigned narrow scalars (`match (ip.ihl, ip.protocol)`): its parts are evaluated
+    /// into an array on the machine stack and matched part by part.
+    fn select_narrow_tuple(&mut self, items: &[ExprId], cases: &[&[Pattern]]) -> Select {
+        let widths: Vec<u32> = items.iter().map(|i| self.width(*i)).collect();
+        let parts: Vec<Narrow> = items.iter().map(|i| self.narrow(*i)).collect();
+        // `None`: a scalar pattern, which never matches a tuple; `Some(empty)`: `_`.
+        let compile = |p: &Pattern| -> Option<Box<[NarrowTest]>> {
+            match p {
+                Pattern::Any => Some(Box::new([])),
+                Pattern::Tuple(ps) => Some(
+                    ps.iter()
+                        .zip(&widths)
+                        .map(|(p, w)| NarrowTest::new(p, *w))
+                        .collect(),
+                ),
+                _ => None,
+            }
+        };
+        let cases: Vec<Vec<Option<Box<[NarrowTest]>>>> = cases
+            .iter()
+            .map(|ps| ps.iter().map(compile).collect())
+            .collect();
+        Box::new(move |cx| {
+            let mut values = [0u64; MAX_NARROW_PARTS];
+            for (v, part) in values.iter_mut().zip(&parts) {
+                *v = part(cx);
+            }
+            let found = cases.iter().position(|alternatives| {
+                alternatives.iter().any(|alt| match alt {
+                    Some(ps) => ps.iter().zip(values).all(|(p, v)| p.matches(v)),
+                    None => false,
+                })
+            });
             Ok(found)
         })
     }
