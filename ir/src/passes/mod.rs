@@ -36,7 +36,7 @@ pub mod parser_state_merging;
 pub mod table_key_packing;
 
 mod copy;
-mod walk;
+pub(crate) mod walk;
 
 pub use compact::Compact;
 pub use constant_folding::ConstantFolding;

@@ -19,6 +19,7 @@
 
 mod aggregate;
 mod effect;
+mod lets;
 mod narrow;
 mod parser;
 mod place;
@@ -94,6 +95,9 @@ pub(crate) struct FrameShape {
     pub applies: usize,
     /// The locals that are parameters, in order.
     pub params: Box<[usize]>,
+    /// The locals set to their zeros when a frame is entered: all but those a top-level `let`
+    /// initializes before anything mentions them (see [`lets::let_initialized`]).
+    pub zeroed: Box<[usize]>,
 }
 
 impl FrameShape {
@@ -107,7 +111,18 @@ impl FrameShape {
                 .collect(),
             applies,
             params: body.params.iter().map(|p| p.index()).collect(),
+            zeroed: (0..body.locals.len()).collect(),
         }
+    }
+
+    /// This shape, not zeroing the locals of `body` that a top-level `let` initializes first.
+    fn skipping_lets(mut self, body: &Body) -> FrameShape {
+        let initialized = lets::let_initialized(body);
+        let params: Vec<usize> = self.params.to_vec();
+        self.zeroed = (0..body.locals.len())
+            .filter(|l| params.contains(l) || !initialized.get(*l).copied().unwrap_or(false))
+            .collect();
+        self
     }
 
     /// Runs `run` in a new frame of this shape placed `above` (locals, applications) past the
@@ -128,8 +143,10 @@ impl FrameShape {
             frames.values.resize_with(end, || Value::Unit);
         }
         if let Some(window) = frames.values.get_mut(base..end) {
-            for (slot, zero) in window.iter_mut().zip(self.zeros.iter()) {
-                slot.clone_from(zero);
+            for &l in self.zeroed.iter() {
+                if let (Some(slot), Some(zero)) = (window.get_mut(l), self.zeros.get(l)) {
+                    slot.clone_from(zero);
+                }
             }
         }
         let aend = abase + self.applies;
@@ -300,7 +317,7 @@ pub(crate) fn compile_body(module: &Module, body: &Body, scu: Option<&Scu>) -> C
     let block = c.block(&body.block);
     Code {
         block,
-        shape: c.shape(),
+        shape: c.shape().skipping_lets(body),
     }
 }
 
