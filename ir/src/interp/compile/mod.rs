@@ -115,6 +115,11 @@ impl FrameShape {
         }
     }
 
+    /// Whether a frame of this shape has no locals and no applications.
+    pub fn is_empty(&self) -> bool {
+        self.zeros.is_empty() && self.applies == 0
+    }
+
     /// This shape, not zeroing the locals of `body` that a top-level `let` initializes first.
     fn skipping_lets(mut self, body: &Body) -> FrameShape {
         let initialized = lets::let_initialized(body);

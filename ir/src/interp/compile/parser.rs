@@ -83,6 +83,10 @@ fn error_id(def: &Scu, name: &str) -> ErrorId {
 impl ParserCode {
     /// Runs the parser of `def` on the packet of `cx`.
     pub fn run(&self, cx: &mut Cx<'_>, def: &Scu) -> Parsed {
+        if self.shape.is_empty() {
+            // No locals to place: the states run without a frame of their own.
+            return self.states_from(cx, def);
+        }
         self.shape
             .enter(cx, (0, 0), |_, _| {}, |cx| self.states_from(cx, def))
     }

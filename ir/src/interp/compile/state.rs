@@ -298,18 +298,18 @@ fn apply(cx: &mut Cx<'_>, t: TableId, slot: Option<usize>, above: (usize, usize)
         return Ok(0);
     };
     let start = cx.frames.scalars.len();
-    let keys = table_code.shape.enter(
-        cx,
-        above,
-        |_, _| {},
-        |cx| {
-            for key in &table_code.keys {
-                let v = key(cx)?;
-                cx.frames.scalars.push(v);
-            }
-            Ok(())
-        },
-    );
+    let push_keys = |cx: &mut Cx<'_>| -> R<()> {
+        for key in &table_code.keys {
+            let v = key(cx)?;
+            cx.frames.scalars.push(v);
+        }
+        Ok(())
+    };
+    // Keys of a key body with no locals and no applications read nothing of a frame.
+    let keys = match table_code.shape.is_empty() {
+        true => push_keys(cx),
+        false => table_code.shape.enter(cx, above, |_, _| {}, push_keys),
+    };
     if let Err(halt) = keys {
         cx.frames.scalars.truncate(start);
         return Err(halt);

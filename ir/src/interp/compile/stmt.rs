@@ -192,17 +192,21 @@ impl Compiler<'_> {
     /// A scrutinee and the alternatives of each case.
     pub fn select(&mut self, on: ExprId, cases: &[&[Pattern]]) -> Select {
         let ty = self.ty(on).clone();
-        if self.is_narrow(on) && !ty.is_signed() {
-            let width = self.width(on);
+        let width = self.width(on);
+        if self.is_scalar(on) && (1..=64).contains(&width) && !ty.is_signed() {
             let cases: Vec<Box<[NarrowTest]>> = cases
                 .iter()
                 .map(|ps| ps.iter().map(|p| NarrowTest::new(p, width)).collect())
                 .collect();
-            let on = self.narrow(on);
-            return Box::new(move |cx| {
-                let v = on(cx);
-                Ok(cases.iter().position(|ps| ps.iter().any(|p| p.matches(v))))
-            });
+            let position =
+                move |v: u64| cases.iter().position(|ps| ps.iter().any(|p| p.matches(v)));
+            if self.is_narrow(on) {
+                let on = self.narrow(on);
+                return Box::new(move |cx| Ok(position(on(cx))));
+            }
+            // A table application or a map read: it may stop, so it stays a `Scalar`.
+            let on = self.scalar(on);
+            return Box::new(move |cx| Ok(position(on(cx)?.to_u64())));
         }
         if self.is_scalar(on) {
             let (width, signed) = (width_of(&ty, self.module), ty.is_signed());
