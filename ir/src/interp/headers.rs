@@ -408,6 +408,32 @@ impl HeaderStore {
         }
     }
 
+    /// Whether emitting `insts` in order (as [`HeaderStore::emit`] does) gives exactly the
+    /// packet's first `cursor` bits: every valid element untouched since its extraction, of a
+    /// tiled byte-sized layout, and each starting where the one before ended, from bit 0 to
+    /// `cursor`. The deparser's output is then the packet's own bytes.
+    pub fn emits_wire_prefix(&self, insts: &[InstId], cursor: usize) -> bool {
+        let mut at = 0;
+        for inst in insts {
+            let Some(info) = self.insts.get(inst.index()) else {
+                return false;
+            };
+            let Some(layout) = self.layouts.get(info.layout) else {
+                return false;
+            };
+            for slot in self.slots.iter().skip(info.first).take(info.count) {
+                match slot.src {
+                    _ if !slot.valid => {}
+                    Src::Wire(base) if base == at && layout.tiled && layout.bits % 8 == 0 => {
+                        at += layout.bits;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        at == cursor
+    }
+
     /// The number of instances.
     pub fn instances(&self) -> usize {
         self.insts.len()

@@ -260,7 +260,13 @@ fn finish(
         return true;
     }
     cx.emitted.clear();
+    // The packet's headers as they came, back to back: its bytes go out as they are.
+    let unchanged = match (&code.emits, &cx.pkt) {
+        (Some(insts), Some(p)) => p.headers.emits_wire_prefix(insts, p.cursor),
+        _ => false,
+    };
     match &code.deparser {
+        _ if unchanged => {}
         Some(deparser) => {
             deparser.run_top(cx, &[]);
         }
@@ -273,7 +279,7 @@ fn finish(
     let rest = cx
         .pkt
         .as_ref()
-        .and_then(|p| p.data.get(p.cursor / 8..))
+        .and_then(|p| p.data.get(if unchanged { 0 } else { p.cursor / 8 }..))
         .unwrap_or(&[]);
     let copies = &mut cx.effects.copies;
     if copies.is_empty() {
@@ -370,5 +376,58 @@ mod tests {
                 reused.scus[scu.index()].stats
             );
         }
+    }
+
+    /// The output of a deparser `emit`ting `emits` (Ethernet and IPv4 extracted, nothing changed).
+    fn deparsed(emits: &str, packet: &[u8]) -> Vec<u8> {
+        let source = format!(
+            "use std::net::{{ethernet, ipv4}};
+            scu s on slow_path {{
+                headers {{ eth: ethernet, ip: ipv4 }}
+                parser {{
+                    state start {{ extract(eth); match eth.ether_type {{ 0x0800 => l3, _ => accept }} }}
+                    state l3 {{ extract(ip); accept }}
+                }}
+                control {{ }}
+                deparser {{ {emits} }}
+            }}"
+        );
+        let mut session = scenic_frontend::Session::new();
+        session.add_source("d.sn", &source);
+        let module = match crate::lower::lower_session(&mut session) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        };
+        let mut m = Machine::new(&module);
+        let Some(scu) = m.scu_by_name("s") else {
+            panic!("no scu")
+        };
+        let mut out = m.process_packet(scu, packet, 0, 0).outputs;
+        match out.pop() {
+            Some((_, bytes)) if out.is_empty() => bytes,
+            other => panic!("one output expected, got {other:?} and {out:?}"),
+        }
+    }
+
+    /// A deparser that emits the headers as they came gives the packet's bytes; one that reorders
+    /// or leaves out a header, or a packet whose headers were not all emitted, does not.
+    #[test]
+    fn only_an_unchanged_header_sequence_is_copied_whole() {
+        let mut p = packet(80, true, 6, 80);
+        for (i, b) in p.iter_mut().enumerate() {
+            if i != 12 && i != 13 && i != 14 {
+                *b = i as u8;
+            }
+        }
+        let (eth, ip, rest) = (&p[..14], &p[14..34], &p[34..]);
+        assert_eq!(deparsed("emit(eth); emit(ip);", &p), p);
+        assert_eq!(
+            deparsed("emit(ip); emit(eth);", &p),
+            [ip, eth, rest].concat()
+        );
+        assert_eq!(deparsed("emit(eth);", &p), [eth, rest].concat());
+        assert_eq!(deparsed("emit(ip);", &p), [ip, rest].concat());
+        let arp = packet(60, false, 0, 0);
+        assert_eq!(deparsed("emit(ip); emit(eth);", &arp), arp);
     }
 }
