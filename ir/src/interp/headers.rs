@@ -49,6 +49,25 @@ struct Layout {
     tiled: bool,
 }
 
+/// No place in the emit order.
+const NOT_EMITTED: u32 = u32::MAX;
+
+/// Whether the packet's headers, as deparsed, are still its own first bytes (see
+/// [`HeaderStore::unchanged_prefix`]).
+#[derive(Clone, Debug, Default)]
+struct Prefix {
+    /// Each instance's place in the deparser's emit order ([`NOT_EMITTED`] for none); empty when
+    /// the deparser does more than emit.
+    rank: Vec<u32>,
+    /// Every extraction so far continued the one before, in emit order, and nothing has changed a
+    /// header.
+    intact: bool,
+    /// Where the last extracted header ends, in bits.
+    end: usize,
+    /// The emit place of the last extracted instance.
+    last: Option<u32>,
+}
+
 /// The headers of one scu's packet. See the [module documentation](self).
 #[derive(Clone, Debug, Default)]
 pub struct HeaderStore {
@@ -59,6 +78,7 @@ pub struct HeaderStore {
     layouts: Vec<Layout>,
     /// Stack elements filled so far, per instance.
     filled: Vec<usize>,
+    prefix: Prefix,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +161,9 @@ impl HeaderStore {
             slot.src = Src::Zero;
         }
         self.filled.fill(0);
+        self.prefix.intact = !self.prefix.rank.is_empty();
+        self.prefix.end = 0;
+        self.prefix.last = None;
     }
 
     /// The slot of element `i` of `inst` and the instance's layout.
@@ -234,6 +257,7 @@ impl HeaderStore {
 
     /// The mutable slot of element `i` of `inst`, its fields made the element's own.
     fn owned(&mut self, data: &[u8], inst: InstId, i: usize) -> Option<&mut Slot> {
+        self.prefix.intact = false;
         let info = *self.insts.get(inst.index())?;
         if i >= info.count {
             return None;
@@ -297,6 +321,7 @@ impl HeaderStore {
     /// Replaces element `i` of `inst` by a header value (validity included); each field is
     /// resized to the layout's width.
     pub fn set_value(&mut self, inst: InstId, i: usize, value: &HeaderVal) {
+        self.prefix.intact = false;
         let Some(info) = self.insts.get(inst.index()).copied() else {
             return;
         };
@@ -317,6 +342,7 @@ impl HeaderStore {
 
     /// `set_valid()` (valid with zero fields) or `set_invalid()` (fields kept) of element `i`.
     pub fn set_valid(&mut self, inst: InstId, i: usize, valid: bool) {
+        self.prefix.intact = false;
         let Some(info) = self.insts.get(inst.index()).copied() else {
             return;
         };
@@ -334,6 +360,7 @@ impl HeaderStore {
     /// Extracts `inst` (a stack's next element) at bit `cursor` of `data`; the header's width in
     /// bits, or the parser error: `stack_overflow` for a full stack, `packet_too_short` when the
     /// packet ends first.
+    #[inline]
     pub fn extract(
         &mut self,
         data: &[u8],
@@ -351,10 +378,14 @@ impl HeaderStore {
         if element >= info.count {
             return Err("stack_overflow");
         }
-        let bits = self.layouts.get(info.layout).map_or(0, |l| l.bits);
+        let (bits, tiled) = self
+            .layouts
+            .get(info.layout)
+            .map_or((0, false), |l| (l.bits, l.tiled));
         if cursor + bits > data.len() * 8 {
             return Err("packet_too_short");
         }
+        self.note_extraction(inst, info.stack, tiled, cursor, bits);
         if let Some(slot) = self.slots.get_mut(info.first + element) {
             slot.valid = true;
             slot.src = Src::Wire(cursor);
@@ -408,30 +439,53 @@ impl HeaderStore {
         }
     }
 
-    /// Whether emitting `insts` in order (as [`HeaderStore::emit`] does) gives exactly the
-    /// packet's first `cursor` bits: every valid element untouched since its extraction, of a
-    /// tiled byte-sized layout, and each starting where the one before ended, from bit 0 to
-    /// `cursor`. The deparser's output is then the packet's own bytes.
-    pub fn emits_wire_prefix(&self, insts: &[InstId], cursor: usize) -> bool {
-        let mut at = 0;
-        for inst in insts {
-            let Some(info) = self.insts.get(inst.index()) else {
-                return false;
-            };
-            let Some(layout) = self.layouts.get(info.layout) else {
-                return false;
-            };
-            for slot in self.slots.iter().skip(info.first).take(info.count) {
-                match slot.src {
-                    _ if !slot.valid => {}
-                    Src::Wire(base) if base == at && layout.tiled && layout.bits % 8 == 0 => {
-                        at += layout.bits;
-                    }
-                    _ => return false,
-                }
+    /// Says which instances the deparser emits, in order (`None`: it does more than emit, so
+    /// [`HeaderStore::unchanged_prefix`] is never true). An instance emitted twice also turns it
+    /// off.
+    pub fn set_emit_order(&mut self, order: Option<&[InstId]>) {
+        self.prefix.rank.clear();
+        let Some(order) = order else { return };
+        let mut rank = vec![NOT_EMITTED; self.insts.len()];
+        for (k, inst) in order.iter().enumerate() {
+            match rank.get_mut(inst.index()) {
+                Some(r) if *r == NOT_EMITTED => *r = k as u32,
+                _ => return,
             }
         }
-        at == cursor
+        self.prefix.rank = rank;
+    }
+
+    /// Whether deparsing (emitting the instances of [`HeaderStore::set_emit_order`]) would give
+    /// exactly the packet's first `cursor` bits: every extraction so far continued the one before
+    /// from bit 0, in emit order, each of a tiled byte-sized layout, nothing has changed a header
+    /// since, and the parser stopped where the last header ended.
+    pub fn unchanged_prefix(&self, cursor: usize) -> bool {
+        self.prefix.intact && self.prefix.end == cursor
+    }
+
+    /// Records the extraction of `inst` (a stack if `stack`) at `cursor`, `bits` long, in the
+    /// knowledge of [`HeaderStore::unchanged_prefix`].
+    #[inline]
+    fn note_extraction(
+        &mut self,
+        inst: InstId,
+        stack: bool,
+        tiled: bool,
+        cursor: usize,
+        bits: usize,
+    ) {
+        let p = &mut self.prefix;
+        if !p.intact {
+            return;
+        }
+        let rank = p.rank.get(inst.index()).copied().unwrap_or(NOT_EMITTED);
+        let in_order = match p.last {
+            None => true,
+            Some(last) => rank > last || (rank == last && stack),
+        };
+        p.intact = rank != NOT_EMITTED && in_order && tiled && cursor == p.end;
+        p.end = cursor + bits;
+        p.last = Some(rank);
     }
 
     /// The number of instances.

@@ -61,8 +61,10 @@ impl PacketScratch {
                 .collect(),
             None => Vec::new(),
         };
+        let mut headers = HeaderStore::new(module, def);
+        headers.set_emit_order(super::compile::emit_order(def).as_deref());
         PacketScratch {
-            headers: HeaderStore::new(module, def),
+            headers,
             meta: meta_zero.clone(),
             meta_zero,
             emitted: Vec::new(),
@@ -261,10 +263,10 @@ fn finish(
     }
     cx.emitted.clear();
     // The packet's headers as they came, back to back: its bytes go out as they are.
-    let unchanged = match (&code.emits, &cx.pkt) {
-        (Some(insts), Some(p)) => p.headers.emits_wire_prefix(insts, p.cursor),
-        _ => false,
-    };
+    let unchanged = cx
+        .pkt
+        .as_ref()
+        .is_some_and(|p| p.headers.unchanged_prefix(p.cursor));
     match &code.deparser {
         _ if unchanged => {}
         Some(deparser) => {
@@ -380,6 +382,11 @@ mod tests {
 
     /// The output of a deparser `emit`ting `emits` (Ethernet and IPv4 extracted, nothing changed).
     fn deparsed(emits: &str, packet: &[u8]) -> Vec<u8> {
+        deparsed_after("", emits, packet)
+    }
+
+    /// [`deparsed`] after a control `control`.
+    fn deparsed_after(control: &str, emits: &str, packet: &[u8]) -> Vec<u8> {
         let source = format!(
             "use std::net::{{ethernet, ipv4}};
             scu s on slow_path {{
@@ -388,7 +395,7 @@ mod tests {
                     state start {{ extract(eth); match eth.ether_type {{ 0x0800 => l3, _ => accept }} }}
                     state l3 {{ extract(ip); accept }}
                 }}
-                control {{ }}
+                control {{ {control} }}
                 deparser {{ {emits} }}
             }}"
         );
@@ -429,5 +436,14 @@ mod tests {
         assert_eq!(deparsed("emit(ip);", &p), [ip, rest].concat());
         let arp = packet(60, false, 0, 0);
         assert_eq!(deparsed("emit(ip); emit(eth);", &arp), arp);
+        let mut older = p.clone();
+        older[22] = older[22].wrapping_sub(1);
+        let both = "emit(eth); emit(ip);";
+        assert_eq!(deparsed_after("ip.ttl = ip.ttl - 1;", both, &p), older);
+        let (mut gone, mut zeros) = (eth.to_vec(), p.clone());
+        gone.extend_from_slice(rest);
+        assert_eq!(deparsed_after("ip.set_invalid();", both, &p), gone);
+        zeros[14..34].fill(0);
+        assert_eq!(deparsed_after("ip.set_valid();", both, &p), zeros);
     }
 }

@@ -233,10 +233,6 @@ pub(crate) struct ScuCode {
     pub on_parser_error: Option<Code>,
     /// The deparser.
     pub deparser: Option<Code>,
-    /// The instances the deparser emits, in order, when emitting them is all it does (no
-    /// deparser emits every instance): then a packet whose valid headers are its own untouched
-    /// bytes, back to back from the start, is copied whole instead of deparsed header by header.
-    pub emits: Option<Box<[InstId]>>,
     /// The stream kernel.
     pub stream: Option<Code>,
     /// `every` blocks, in order.
@@ -302,10 +298,6 @@ fn scu_code(module: &Module, s: &Scu) -> ScuCode {
         control: s.control.as_ref().map(body),
         on_parser_error: s.on_parser_error.as_ref().map(body),
         deparser: s.deparser.as_ref().map(body),
-        emits: match &s.deparser {
-            Some(d) => emit_list(d),
-            None => Some(s.instances.keys().collect()),
-        },
         stream: s.stream.as_ref().map(body),
         every: s.every.iter().map(|e| body(&e.body)).collect(),
         actions: s.actions.values().map(|a| body(&a.body)).collect(),
@@ -324,8 +316,12 @@ fn scu_code(module: &Module, s: &Scu) -> ScuCode {
     }
 }
 
-/// The instances a deparser body emits, when it has no locals and only `emit` statements.
-fn emit_list(body: &Body) -> Option<Box<[InstId]>> {
+/// The instances `scu`'s deparser emits, in order, when emitting them is all it does (no
+/// deparser emits every instance): see [`crate::interp::headers::HeaderStore::set_emit_order`].
+pub(crate) fn emit_order(scu: &Scu) -> Option<Box<[InstId]>> {
+    let Some(body) = &scu.deparser else {
+        return Some(scu.instances.keys().collect());
+    };
     if !body.locals.is_empty() {
         return None;
     }
