@@ -93,7 +93,7 @@ fn shifts_by_any_amount_compute_what_bits_compute() {
                     let a = rng.value(w);
                     let b = match rng.next() % 3 {
                         0 => rng.value(wr),
-                        _ => rng.next() % 70 & mask(wr),
+                        _ => (rng.next() % 70) & mask(wr),
                     };
                     let want = k.apply(&Bits::from_u64(w, a), &Bits::from_u64(wr, b));
                     assert_eq!(
