@@ -44,37 +44,89 @@ pub const MAX_CATCH_UP_RUNS: u64 = 1_000_000;
 
 /// Periodic work that moving time from `from_ns` to `to_ns` would cause, when it exceeds
 /// [`MAX_CATCH_UP_RUNS`]: `(runs, what)`, `what` naming the block with the most runs (each cc timer
-/// counted once, as if one flow were active).
+/// counted once, as if one flow were active). For many steps, build a [`CatchUp`] once instead.
 pub fn excessive_catch_up(module: &Module, from_ns: u64, to_ns: u64) -> Option<(u64, String)> {
-    let gap = to_ns.saturating_sub(from_ns);
-    let every = module.scus.values().flat_map(|scu| {
-        scu.every.iter().map(move |e| {
-            (
-                e.period_ns,
-                format!("`every {} ns` of scu `{}`", e.period_ns, scu.name),
-            )
-        })
-    });
-    let timers = module.ccs.values().flat_map(|cc| {
-        cc.timers
-            .values()
-            .filter(|t| t.period.0 == Dimension::Duration)
-            .map(move |t| {
-                (
-                    t.period.1,
-                    format!("timer `{}` of cc `{}`", t.name, cc.name),
-                )
-            })
-    });
-    let mut total = 0u64;
-    let mut worst: Option<(u64, String)> = None;
-    for (period, what) in every.chain(timers) {
-        let runs = gap / period.max(1);
-        total = total.saturating_add(runs);
-        if worst.as_ref().is_none_or(|(w, _)| runs > *w) {
-            worst = Some((runs, what));
+    CatchUp::new(module).excessive(from_ns, to_ns)
+}
+
+/// The periods of a module's `every` blocks and cc timers, gathered once so that checking a step
+/// of time (once per packet of a capture) is arithmetic: no allocation, no walk of the module. The
+/// text naming a block is only made when a step is refused.
+#[derive(Clone, Debug)]
+pub struct CatchUp<'m> {
+    /// Each block's period (a zero period counted as 1 ns) and name, in the module's order: `every`
+    /// blocks scu by scu, then cc timers.
+    blocks: Vec<(u64, Periodic<'m>)>,
+    /// The shortest period: with `blocks.len()` it bounds the runs of a step by one division.
+    shortest: u64,
+}
+
+/// A block that runs periodically.
+#[derive(Clone, Copy, Debug)]
+enum Periodic<'m> {
+    Every { period_ns: u64, scu: &'m str },
+    Timer { timer: &'m str, cc: &'m str },
+}
+
+impl std::fmt::Display for Periodic<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Periodic::Every { period_ns, scu } => {
+                write!(f, "`every {period_ns} ns` of scu `{scu}`")
+            }
+            Periodic::Timer { timer, cc } => write!(f, "timer `{timer}` of cc `{cc}`"),
         }
     }
-    let (_, what) = worst?;
-    (total > MAX_CATCH_UP_RUNS).then_some((total, what))
+}
+
+impl<'m> CatchUp<'m> {
+    /// The periodic blocks of `module`.
+    pub fn new(module: &'m Module) -> Self {
+        let every = module.scus.values().flat_map(|scu| {
+            scu.every.iter().map(move |e| {
+                let what = Periodic::Every {
+                    period_ns: e.period_ns,
+                    scu: &scu.name,
+                };
+                (e.period_ns, what)
+            })
+        });
+        let timers = module.ccs.values().flat_map(|cc| {
+            cc.timers
+                .values()
+                .filter(|t| t.period.0 == Dimension::Duration)
+                .map(move |t| {
+                    let what = Periodic::Timer {
+                        timer: &t.name,
+                        cc: &cc.name,
+                    };
+                    (t.period.1, what)
+                })
+        });
+        let blocks: Vec<_> = every.chain(timers).map(|(p, w)| (p.max(1), w)).collect();
+        let shortest = blocks.iter().map(|b| b.0).min().unwrap_or(u64::MAX);
+        CatchUp { blocks, shortest }
+    }
+
+    /// [`excessive_catch_up`] of the module this was built from.
+    pub fn excessive(&self, from_ns: u64, to_ns: u64) -> Option<(u64, String)> {
+        let gap = to_ns.saturating_sub(from_ns);
+        // No block runs more often than the shortest one: the common small step ends here.
+        let bound = (self.blocks.len() as u64).saturating_mul(gap / self.shortest);
+        if bound <= MAX_CATCH_UP_RUNS {
+            return None;
+        }
+        let mut total = 0u64;
+        let mut worst: Option<(u64, &Periodic<'m>)> = None;
+        for (period, what) in &self.blocks {
+            let runs = gap / period;
+            total = total.saturating_add(runs);
+            // The first block with the most runs names the step, as the module lists them.
+            if worst.is_none_or(|(w, _)| runs > w) {
+                worst = Some((runs, what));
+            }
+        }
+        let (_, what) = worst?;
+        (total > MAX_CATCH_UP_RUNS).then(|| (total, what.to_string()))
+    }
 }
