@@ -14,12 +14,17 @@
 //! on are written back into the packet in place of its payload (the ICRC is not recomputed: on receive
 //! the stack has checked it already) and the packet leaves on the pass port; words pushed to outputs
 //! become DMA transfers, batched as the program says.
+//!
+//! [`simulate_into`] hands every packet out, DMA transfer and trace to a sink as it happens, so a
+//! capture of any length runs in constant memory (`scenicc sim` writes its files from the sink);
+//! [`simulate`] collects them into a [`SimResult`]. Payload cutting is in [`super::payload`].
 
+use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};
-use super::{port_of, PASS_PORT};
+use super::{port_of, CatchUp, PASS_PORT};
 use crate::entities::ScuId;
 use crate::interp::stream::{bytes_word, word_bytes, DmaTransfer};
-use crate::interp::Machine;
+use crate::interp::{Machine, PacketOutcome};
 use crate::io::entries::Entries;
 use crate::program::{Attach, Module};
 use std::collections::BTreeMap;
@@ -55,6 +60,8 @@ pub struct Summary {
     pub dropped: BTreeMap<String, u64>,
     /// Payload words processed (stream scus).
     pub words: u64,
+    /// DMA transfers completed (stream scus).
+    pub transfers: u64,
     /// Notifications raised.
     pub notifications: u64,
     /// Non-zero counter cells: name, cell, packets, bytes.
@@ -76,7 +83,47 @@ pub struct SimResult {
     pub summary: Summary,
 }
 
-/// Runs the packets of a capture, with entries and CSR values installed first.
+/// What [`simulate_into`] hands its sink, in the order it happens.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The trace of packet `n` (from 1), before its outputs; only when tracing.
+    Trace {
+        /// The packet's number.
+        n: usize,
+        /// Its lines.
+        lines: &'a [String],
+    },
+    /// A packet left on `port` (see [`super::port_of`]), stamped with its input's time.
+    Packet {
+        /// The input packet's timestamp.
+        ts_ns: u64,
+        /// The port.
+        port: u32,
+        /// Its bytes, valid until the sink returns.
+        data: &'a [u8],
+    },
+    /// A DMA transfer completed, at the time of the packet whose payload completed it.
+    Transfer {
+        /// The packet's timestamp.
+        ts_ns: u64,
+        /// The transfer.
+        transfer: DmaTransfer,
+    },
+}
+
+/// Why [`simulate_into`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError<E> {
+    /// Setting up (scu, entries, CSRs) failed, or the capture's time jumped too far.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The sink returned an error; the simulation stopped there.
+    #[error("{0}")]
+    Sink(E),
+}
+
+/// Runs the packets of a capture, with entries and CSR values installed first, and collects what
+/// came out.
 pub fn simulate<'a>(
     module: &Module,
     packets: impl IntoIterator<Item = (u64, &'a [u8])>,
@@ -84,38 +131,58 @@ pub fn simulate<'a>(
     csrs: &[(String, u64)],
     options: &SimOptions,
 ) -> Result<SimResult, SetupError> {
-    let mut machine = Machine::new(module);
-    machine.trace = options.trace;
-    let scu = setup::pick_scu(module, options.scu.as_deref())?;
-    if let Some(entries) = entries {
-        install(&mut machine, scu, entries)?;
-    }
-    for (name, value) in csrs {
-        setup::set_csr(&mut machine, Some(scu), name, *value)?;
-    }
-    let mut sim = Sim {
-        machine,
-        scu,
-        attach: module.scus[scu].attach,
-        result: SimResult::default(),
-        tcp_sessions: BTreeMap::new(),
+    let mut result = SimResult::default();
+    let sink = |event: Event<'_>| {
+        match event {
+            Event::Trace { n, lines } => result.traces.push((n, lines.to_vec())),
+            Event::Packet { ts_ns, port, data } => result.packets.push(OutPacket {
+                ts_ns,
+                port,
+                data: data.to_vec(),
+            }),
+            Event::Transfer { ts_ns, transfer } => result.transfers.push((ts_ns, transfer)),
+        }
+        Ok::<(), std::convert::Infallible>(())
     };
+    let summary =
+        simulate_into(module, packets, entries, csrs, options, sink).map_err(|e| match e {
+            StreamError::Setup(e) => e,
+            StreamError::Sink(never) => match never {},
+        })?;
+    result.summary = summary;
+    Ok(result)
+}
+
+/// [`simulate`], handing each trace, packet out and DMA transfer to `sink` as it happens instead
+/// of keeping them: memory stays constant however long the capture. Stops at the first error of
+/// the sink. Returns the totals.
+pub fn simulate_into<'a, E>(
+    module: &Module,
+    packets: impl IntoIterator<Item = (u64, &'a [u8])>,
+    entries: Option<&Entries>,
+    csrs: &[(String, u64)],
+    options: &SimOptions,
+    mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
+) -> Result<Summary, StreamError<E>> {
+    let mut sim = Sim::new(module, entries, csrs, options)?;
+    let catch_up = CatchUp::new(module);
     let mut now: Option<u64> = None;
     for (n, (ts, data)) in packets.into_iter().enumerate() {
         if let Some(from) = now {
-            if let Some((runs, what)) = super::excessive_catch_up(module, from, ts) {
-                return Err(SetupError::TimeJump {
+            if let Some((runs, what)) = catch_up.excessive(from, ts) {
+                return Err(StreamError::Setup(SetupError::TimeJump {
                     at: format!(", at packet {}", n + 1),
                     from_ns: from,
                     to_ns: ts,
                     runs,
                     what,
                     limit: super::MAX_CATCH_UP_RUNS,
-                });
+                }));
             }
         }
         now = Some(now.map_or(ts, |t| t.max(ts)));
-        sim.packet(n + 1, ts, data);
+        sim.packet(n + 1, ts, data, &mut sink)
+            .map_err(StreamError::Sink)?;
     }
     Ok(sim.finish(module))
 }
@@ -143,84 +210,137 @@ pub fn install(machine: &mut Machine<'_>, scu: ScuId, entries: &Entries) -> Resu
     Ok(())
 }
 
+/// One simulation's machine, totals and the buffers it reuses from packet to packet.
 struct Sim<'m> {
     machine: Machine<'m>,
     scu: ScuId,
     attach: Attach,
-    result: SimResult,
-    tcp_sessions: BTreeMap<Vec<u8>, u64>,
+    /// Whether packets go through the scu's control (slow-path scus, and stream scus with one).
+    has_control: bool,
+    /// Whether packets' payload goes through the scu's stream kernel.
+    has_stream: bool,
+    summary: Summary,
+    tcp_sessions: TcpSessions,
+    /// The last packet's outcome, whose buffers the next one reuses.
+    outcome: PacketOutcome,
+    /// The payload bytes a stream kernel passed on, and the packet rebuilt around them.
+    passed: Vec<u8>,
+    rebuilt: Vec<u8>,
 }
 
-impl Sim<'_> {
-    fn packet(&mut self, n: usize, ts: u64, data: &[u8]) {
-        self.result.summary.packets_in += 1;
-        let has_control = self.machine.module().scus[self.scu].control.is_some()
-            || self.attach == Attach::SlowPath;
-        if has_control {
-            let outcome = self.machine.process_packet(self.scu, data, 0, ts);
-            self.result.summary.notifications += outcome.notifications.len() as u64;
+impl<'m> Sim<'m> {
+    /// A machine for `module` with the scu picked, entries installed and CSRs set.
+    fn new(
+        module: &'m Module,
+        entries: Option<&Entries>,
+        csrs: &[(String, u64)],
+        options: &SimOptions,
+    ) -> Result<Self, SetupError> {
+        let mut machine = Machine::new(module);
+        machine.trace = options.trace;
+        let scu = setup::pick_scu(module, options.scu.as_deref())?;
+        if let Some(entries) = entries {
+            install(&mut machine, scu, entries)?;
+        }
+        for (name, value) in csrs {
+            setup::set_csr(&mut machine, Some(scu), name, *value)?;
+        }
+        let def = &module.scus[scu];
+        Ok(Sim {
+            machine,
+            scu,
+            attach: def.attach,
+            has_control: def.control.is_some() || def.attach == Attach::SlowPath,
+            has_stream: def.stream.is_some(),
+            summary: Summary::default(),
+            tcp_sessions: TcpSessions::default(),
+            outcome: PacketOutcome::default(),
+            passed: Vec::new(),
+            rebuilt: Vec::new(),
+        })
+    }
+
+    fn packet<E>(
+        &mut self,
+        n: usize,
+        ts: u64,
+        data: &[u8],
+        sink: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.summary.packets_in += 1;
+        if self.has_control {
+            let outcome = &mut self.outcome;
+            self.machine
+                .process_packet_into(self.scu, data, 0, ts, outcome);
+            self.summary.notifications += outcome.notifications.len() as u64;
             if !outcome.trace.is_empty() {
-                self.result.traces.push((n, outcome.trace));
+                sink(Event::Trace {
+                    n,
+                    lines: &outcome.trace,
+                })?;
             }
-            match outcome.dropped {
-                Some(reason) => *self.result.summary.dropped.entry(reason).or_insert(0) += 1,
+            match &outcome.dropped {
+                Some(reason) => count_drop(&mut self.summary.dropped, reason),
                 None => {
-                    for (dest, bytes) in outcome.outputs {
-                        self.emit(ts, port_of(&dest), bytes);
+                    for (dest, bytes) in &outcome.outputs {
+                        emit(&mut self.summary, sink, ts, port_of(dest), bytes)?;
                     }
                 }
             }
         }
-        if self.machine.module().scus[self.scu].stream.is_some() {
-            self.stream(ts, data);
+        if self.has_stream {
+            self.stream(ts, data, sink)?;
         }
+        Ok(())
     }
 
-    fn emit(&mut self, ts: u64, port: u32, data: Vec<u8>) {
-        *self.result.summary.out_per_port.entry(port).or_insert(0) += 1;
-        self.result.packets.push(OutPacket {
-            ts_ns: ts,
-            port,
-            data,
-        });
-    }
-
-    fn stream(&mut self, ts: u64, data: &[u8]) {
+    fn stream<E>(
+        &mut self,
+        ts: u64,
+        data: &[u8],
+        sink: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let payload = match self.attach {
-            Attach::Rdma => roce_payload(data),
-            Attach::Tcp => tcp_payload(data, &mut self.tcp_sessions),
+            Attach::Rdma => payload::roce_payload(data),
+            Attach::Tcp => payload::tcp_payload(data, &mut self.tcp_sessions),
             Attach::SlowPath => None,
         };
         let Some(Payload { flow, range, last }) = payload else {
-            return;
+            return Ok(());
         };
         let bytes = &data[range.clone()];
-        let chunks: Vec<&[u8]> = bytes.chunks(64).collect();
-        let mut passed = Vec::new();
-        for (i, chunk) in chunks.iter().enumerate() {
+        let words = bytes.len().div_ceil(64);
+        self.passed.clear();
+        for (i, chunk) in bytes.chunks(64).enumerate() {
             let (word, keep) = bytes_word(chunk);
-            let is_last = last && i + 1 == chunks.len();
+            let is_last = last && i + 1 == words;
             let outcome = self
                 .machine
                 .process_word(self.scu, flow, &word, is_last, keep, ts);
-            self.result.summary.words += 1;
-            self.result.summary.notifications += outcome.notifications.len() as u64;
+            self.summary.words += 1;
+            self.summary.notifications += outcome.notifications.len() as u64;
             for (w, k) in &outcome.passed {
-                passed.extend(word_bytes(w, *k));
+                self.passed.extend(word_bytes(w, *k));
             }
-            self.result
-                .transfers
-                .extend(outcome.transfers.into_iter().map(|t| (ts, t)));
+            for transfer in outcome.transfers {
+                self.summary.transfers += 1;
+                sink(Event::Transfer {
+                    ts_ns: ts,
+                    transfer,
+                })?;
+            }
         }
-        if !passed.is_empty() {
-            let mut out = data.to_vec();
-            let end = (range.start + passed.len()).min(out.len());
-            out[range.start..end].copy_from_slice(&passed[..end - range.start]);
-            self.emit(ts, PASS_PORT, out);
+        if self.passed.is_empty() {
+            return Ok(());
         }
+        self.rebuilt.clear();
+        self.rebuilt.extend_from_slice(data);
+        let end = (range.start + self.passed.len()).min(data.len());
+        self.rebuilt[range.start..end].copy_from_slice(&self.passed[..end - range.start]);
+        emit(&mut self.summary, sink, ts, PASS_PORT, &self.rebuilt)
     }
 
-    fn finish(mut self, module: &Module) -> SimResult {
+    fn finish(mut self, module: &Module) -> Summary {
         let def = &module.scus[self.scu];
         for c in def.counters.values() {
             for i in 0..c.size as usize {
@@ -229,135 +349,44 @@ impl Sim<'_> {
                     .counter(self.scu, &c.name, i)
                     .filter(|c| c.packets + c.bytes > 0)
                 {
-                    self.result.summary.counters.push((
-                        c.name.clone(),
-                        i,
-                        cell.packets,
-                        cell.bytes,
-                    ));
+                    self.summary
+                        .counters
+                        .push((c.name.clone(), i, cell.packets, cell.bytes));
                 }
             }
         }
         for c in def.csrs.values() {
             if let Some(v) = self.machine.csr(self.scu, &c.name) {
-                self.result
-                    .summary
+                self.summary
                     .csrs
                     .push((c.name.clone(), format!("{}", v.to_biguint())));
             }
         }
-        self.result
+        self.summary
     }
 }
 
-struct Payload {
-    flow: u64,
-    range: std::ops::Range<usize>,
-    last: bool,
-}
-
-/// Where the L4 header of an Ethernet/IPv4 or IPv6 packet starts, its protocol, and where the IP
-/// packet ends: by its length field, not the frame's end, so that Ethernet padding (frames are at
-/// least 60 bytes) is never taken for payload.
-struct L4 {
-    offset: usize,
-    protocol: u8,
-    end: usize,
-}
-
-fn l4(data: &[u8]) -> Option<L4> {
-    let ether_type = u16::from_be_bytes([*data.get(12)?, *data.get(13)?]);
-    let be16 = |at: usize| {
-        Some(usize::from(u16::from_be_bytes([
-            *data.get(at)?,
-            *data.get(at + 1)?,
-        ])))
-    };
-    let (offset, protocol, end) = match ether_type {
-        0x0800 => {
-            let ihl = usize::from(data.get(14)? & 0x0f) * 4;
-            // Below the 20-byte minimum (RFC 791) a NIC's stack drops the packet: no payload.
-            if ihl < 20 {
-                return None;
-            }
-            (14 + ihl, *data.get(14 + 9)?, 14 + be16(16)?)
+/// Counts a drop, allocating the reason's text only the first time it occurs.
+fn count_drop(dropped: &mut BTreeMap<String, u64>, reason: &str) {
+    match dropped.get_mut(reason) {
+        Some(n) => *n += 1,
+        None => {
+            dropped.insert(reason.to_string(), 1);
         }
-        0x86dd => (14 + 40, *data.get(14 + 6)?, 14 + 40 + be16(18)?),
-        _ => return None,
-    };
-    Some(L4 {
-        offset,
-        protocol,
-        end: end.min(data.len()),
-    })
+    }
 }
 
-fn roce_payload(data: &[u8]) -> Option<Payload> {
-    let L4 {
-        offset: udp,
-        protocol,
-        end: ip_end,
-    } = l4(data)?;
-    if protocol != 17 || u16::from_be_bytes([*data.get(udp + 2)?, *data.get(udp + 3)?]) != 4791 {
-        return None;
-    }
-    let bth = udp + 8;
-    let opcode = *data.get(bth)?;
-    let pad = usize::from((data.get(bth + 1)? >> 4) & 0x3);
-    let qp = u64::from_be_bytes([
-        0,
-        0,
-        0,
-        0,
-        0,
-        *data.get(bth + 5)?,
-        *data.get(bth + 6)?,
-        *data.get(bth + 7)?,
-    ]);
-    let reth = matches!(opcode, 0x06 | 0x0a | 0x0b | 0x0c);
-    let imm = matches!(opcode, 0x03 | 0x05 | 0x09 | 0x0b);
-    let start = bth + 12 + if reth { 16 } else { 0 } + if imm { 4 } else { 0 };
-    let end = ip_end.checked_sub(4 + pad)?;
-    let last = matches!(
-        opcode,
-        0x02 | 0x03 | 0x04 | 0x05 | 0x08 | 0x09 | 0x0a | 0x0b
-    );
-    (start < end).then_some(Payload {
-        flow: qp,
-        range: start..end,
-        last,
-    })
+/// Counts a packet out and hands it to the sink.
+fn emit<E>(
+    summary: &mut Summary,
+    sink: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ts_ns: u64,
+    port: u32,
+    data: &[u8],
+) -> Result<(), E> {
+    *summary.out_per_port.entry(port).or_insert(0) += 1;
+    sink(Event::Packet { ts_ns, port, data })
 }
 
-fn tcp_payload(data: &[u8], sessions: &mut BTreeMap<Vec<u8>, u64>) -> Option<Payload> {
-    let L4 {
-        offset: tcp,
-        protocol,
-        end: ip_end,
-    } = l4(data)?;
-    if protocol != 6 {
-        return None;
-    }
-    let offset = usize::from(data.get(tcp + 12)? >> 4) * 4;
-    // Below the 20-byte minimum (RFC 9293) the stack drops the segment: no payload.
-    if offset < 20 {
-        return None;
-    }
-    let flags = *data.get(tcp + 13)?;
-    // The connection: ports and addresses (IPv4 at bytes 26..34, IPv6 at 22..54).
-    let mut key = data.get(tcp..tcp + 4)?.to_vec();
-    let addresses = if tcp >= 54 && data.get(12..14) == Some(&[0x86, 0xdd]) {
-        22..54
-    } else {
-        26..34
-    };
-    key.extend_from_slice(data.get(addresses).unwrap_or(&[]));
-    let next = sessions.len() as u64;
-    let flow = *sessions.entry(key).or_insert(next) & 0xffff;
-    let start = tcp + offset;
-    (start < ip_end).then_some(Payload {
-        flow,
-        range: start..ip_end,
-        last: flags & 0x09 != 0,
-    })
-}
+#[cfg(test)]
+mod tests;

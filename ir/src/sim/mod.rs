@@ -3,7 +3,9 @@
 //!
 //! [`stf`] runs STF tests (`docs/testing.md`); [`setup`] maps names in STF commands and entry files
 //! (tables, key names as written in the program, actions and their named parameters, CSRs, ccs) to the
-//! interpreter's API and reports names that do not exist.
+//! interpreter's API and reports names that do not exist. [`capture`] runs a capture's packets in
+//! virtual time, handing what comes out to a sink as it happens (`scenicc sim`); `payload` cuts
+//! the payload streams of rdma/tcp scus out of packets.
 //!
 //! Port numbers (STF `packet`/`expect`, and file names of `scenicc sim --out-dir`): network ports are
 //! 0–255; copies to the host are port [`HOST_PORT`]; words and packets passed on by an rdma/tcp scu
@@ -12,6 +14,7 @@
 
 pub mod capture;
 pub mod device;
+mod payload;
 pub mod setup;
 pub mod stf;
 
