@@ -5,7 +5,8 @@
 //! - [`pcapng`]: pcapng capture files, read (multiple sections and interfaces, any timestamp
 //!   resolution) and written (a minimal single-interface writer).
 //! - [`open`] sniffs which of the two a byte buffer holds and returns one iterator, [`Packets`], over
-//!   its [`Record`]s; [`read_all`] collects them.
+//!   its [`Record`]s; [`open_checked`] reads it through once first, so that a bad record is an error
+//!   before any is used; [`read_all`] collects them.
 //! - [`stf`]: p4c's STF packet tests plus scenicc's extensions (virtual time, congestion events,
 //!   CSRs, stream words and DMA outputs), parsed into a typed AST, and the expected-packet matcher.
 //! - [`entries`]: the table-entry JSON files of `scenicc sim --entries`.
@@ -165,6 +166,17 @@ pub fn open(bytes: &[u8]) -> Result<Packets<'_>, CaptureError> {
     }
 }
 
+/// [`open`], then one pass over every record so that a malformed one is reported before any
+/// record is used (as [`read_all`] does) without holding a list of them: the iterator returned
+/// starts again at the first record and, the capture being checked, yields no error.
+pub fn open_checked(bytes: &[u8]) -> Result<Packets<'_>, CaptureError> {
+    let packets = open(bytes)?;
+    if let Some(Err(e)) = packets.clone().find(Result::is_err) {
+        return Err(e);
+    }
+    Ok(packets)
+}
+
 /// Reads every record of a capture of either format.
 pub fn read_all(bytes: &[u8]) -> Result<Vec<Record<'_>>, CaptureError> {
     open(bytes)?.collect()
@@ -235,6 +247,20 @@ mod tests {
         assert_eq!(e, "not a pcap or pcapng file: it starts with 7f 45 4c 46");
         let e = open(b"\xd4\xc3").unwrap_err().to_string();
         assert!(e.contains("only 2 bytes"), "{e}");
+    }
+
+    #[test]
+    fn open_checked_reports_a_bad_record_before_yielding_any() {
+        let a = pcap_file();
+        let records: Vec<_> = open_checked(&a).unwrap().collect();
+        assert_eq!(records.len(), 2);
+        assert!(records.iter().all(Result::is_ok));
+        for mut bad in [pcap_file(), pcapng_file()] {
+            bad.truncate(bad.len() - 1);
+            let e = open_checked(&bad).unwrap_err().to_string();
+            assert_eq!(e, read_all(&bad).unwrap_err().to_string());
+        }
+        assert!(open_checked(b"GIF89a").is_err());
     }
 
     #[test]
