@@ -7,14 +7,21 @@
 //! entries and CSR values first (format: docs/testing.md), `--csr NAME=VALUE` sets CSRs. A summary of
 //! packets in and out, drops by reason, counters and CSRs ends the run (on stderr); `--trace` prints
 //! each packet's path (parser states, table lookups, actions) before it.
+//!
+//! The files are written while the capture runs (each opened when the first thing for it comes
+//! out, `--out` and the directory in any case), so memory does not grow with the capture; a bad
+//! record in the capture is still reported before any packet runs.
 
 use crate::compile;
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
+use scenic_ir::interp::stream::DmaTransfer;
 use scenic_ir::io::{self, entries, pcap};
-use scenic_ir::sim::capture::{self, SimOptions, SimResult};
+use scenic_ir::sim::capture::{self, Event, SimOptions, StreamError, Summary};
 use scenic_ir::sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -66,7 +73,7 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
             )
         }
     };
-    let records = match io::read_all(&bytes) {
+    let records = match io::open_checked(&bytes) {
         Ok(r) => r,
         Err(err) => return usage(out, &format!("`{}`: {err}", args.input.display())),
     };
@@ -88,24 +95,29 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
         scu: args.scu.clone(),
         trace: args.trace,
     };
-    let packets = records.iter().map(|r| (r.ts_ns, r.data));
-    let result = match capture::simulate(&module, packets, entries.as_ref(), &args.csrs, &options) {
-        Ok(r) => r,
-        Err(err) => {
+    // The capture was checked whole by `open_checked`: no record here is an error.
+    let packets = records.map_while(Result::ok).map(|r| (r.ts_ns, r.data));
+    let mut files = Outputs::new(args, &module);
+    let sink = |event: Event<'_>| files.write(event);
+    let summary = match capture::simulate_into(
+        &module,
+        packets,
+        entries.as_ref(),
+        &args.csrs,
+        &options,
+        sink,
+    ) {
+        Ok(s) => s,
+        Err(StreamError::Setup(err)) => {
             out.message(output::Level::Error, &err.to_string());
             return ExitCode::from(EXIT_ERRORS);
         }
+        Err(StreamError::Sink(err)) => return usage(out, &err),
     };
-    for (n, lines) in &result.traces {
-        eprintln!("packet {n}:");
-        for line in lines {
-            eprintln!("  {line}");
-        }
-    }
-    if let Err(err) = write_outputs(args, &module, &result) {
+    if let Err(err) = files.finish() {
         return usage(out, &err);
     }
-    print_summary(&module, &result);
+    print_summary(&module, &summary);
     ExitCode::SUCCESS
 }
 
@@ -114,43 +126,151 @@ fn usage(out: &Output, message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-fn write_outputs(
-    args: &SimArgs,
-    module: &scenic_ir::Module,
-    result: &SimResult,
-) -> Result<(), String> {
-    if let Some(path) = &args.out {
-        write_pcap(
-            path,
-            result.packets.iter().map(|p| (p.ts_ns, p.data.as_slice())),
-        )?;
+/// The files of `--out` and `--out-dir`, written as packets and DMA transfers come out. A file is
+/// created by the first thing written to it, so `--out-dir` holds files only for the ports and DMA
+/// outputs that had some; `--out` and the directory are created at the end if nothing came out.
+struct Outputs<'a> {
+    module: &'a scenic_ir::Module,
+    out_path: Option<&'a Path>,
+    out: Option<PcapFile>,
+    dir: Option<&'a Path>,
+    dir_made: bool,
+    ports: BTreeMap<u32, PcapFile>,
+    /// Per DMA output and element: the bytes of its transfers, appended.
+    dma: Vec<(String, usize, PathBuf, BufWriter<File>)>,
+}
+
+impl<'a> Outputs<'a> {
+    fn new(args: &'a SimArgs, module: &'a scenic_ir::Module) -> Self {
+        Outputs {
+            module,
+            out_path: args.out.as_deref(),
+            out: None,
+            dir: args.out_dir.as_deref(),
+            dir_made: false,
+            ports: BTreeMap::new(),
+            dma: Vec::new(),
+        }
     }
-    let Some(dir) = &args.out_dir else {
-        return Ok(());
-    };
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let mut by_port: BTreeMap<u32, Vec<(u64, &[u8])>> = BTreeMap::new();
-    for p in &result.packets {
-        by_port.entry(p.port).or_default().push((p.ts_ns, &p.data));
+
+    /// Prints a trace, or writes a packet or a transfer where it goes.
+    fn write(&mut self, event: Event<'_>) -> Result<(), String> {
+        match event {
+            Event::Trace { n, lines } => {
+                eprintln!("packet {n}:");
+                for line in lines {
+                    eprintln!("  {line}");
+                }
+                Ok(())
+            }
+            Event::Packet { ts_ns, port, data } => self.packet(ts_ns, port, data),
+            Event::Transfer { transfer, .. } => self.transfer(&transfer),
+        }
     }
-    for (port, packets) in by_port {
-        write_pcap(&dir.join(port_file(module, port)), packets)?;
-    }
-    let mut dma: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for (_, t) in &result.transfers {
-        let name = if t.index == 0 {
-            format!("dma-{}.bin", t.out)
-        } else {
-            format!("dma-{}-{}.bin", t.out, t.index)
+
+    fn packet(&mut self, ts_ns: u64, port: u32, data: &[u8]) -> Result<(), String> {
+        if let Some(path) = self.out_path {
+            if self.out.is_none() {
+                self.out = Some(PcapFile::create(path.to_path_buf())?);
+            }
+            if let Some(file) = &mut self.out {
+                file.write(ts_ns, data)?;
+            }
+        }
+        let Some(dir) = self.dir else {
+            return Ok(());
         };
-        dma.entry(name).or_default().extend_from_slice(&t.data);
+        if !self.ports.contains_key(&port) {
+            self.make_dir()?;
+            let file = PcapFile::create(dir.join(port_file(self.module, port)))?;
+            self.ports.insert(port, file);
+        }
+        match self.ports.get_mut(&port) {
+            Some(file) => file.write(ts_ns, data),
+            None => Ok(()),
+        }
     }
-    for (name, data) in dma {
-        let path = dir.join(name);
-        std::fs::write(&path, data)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+
+    fn transfer(&mut self, t: &DmaTransfer) -> Result<(), String> {
+        let Some(dir) = self.dir else {
+            return Ok(());
+        };
+        let known = self.dma.iter().position(|d| d.0 == t.out && d.1 == t.index);
+        let at = match known {
+            Some(at) => at,
+            None => {
+                self.make_dir()?;
+                let name = if t.index == 0 {
+                    format!("dma-{}.bin", t.out)
+                } else {
+                    format!("dma-{}-{}.bin", t.out, t.index)
+                };
+                let path = dir.join(name);
+                let file = File::create(&path)
+                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+                self.dma
+                    .push((t.out.clone(), t.index, path, BufWriter::new(file)));
+                self.dma.len() - 1
+            }
+        };
+        let (_, _, path, file) = &mut self.dma[at];
+        file.write_all(&t.data)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
     }
-    Ok(())
+
+    fn make_dir(&mut self) -> Result<(), String> {
+        if let (Some(dir), false) = (self.dir, self.dir_made) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+            self.dir_made = true;
+        }
+        Ok(())
+    }
+
+    /// Creates what nothing was written to (`--out`, the directory) and flushes every file.
+    fn finish(mut self) -> Result<(), String> {
+        if let (Some(path), None) = (self.out_path, &self.out) {
+            self.out = Some(PcapFile::create(path.to_path_buf())?);
+        }
+        self.make_dir()?;
+        for file in self.out.iter_mut().chain(self.ports.values_mut()) {
+            file.flush()?;
+        }
+        for (_, _, path, file) in &mut self.dma {
+            file.flush()
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A pcap file being written, with its path for messages.
+struct PcapFile {
+    path: PathBuf,
+    writer: pcap::Writer<BufWriter<File>>,
+}
+
+impl PcapFile {
+    fn create(path: PathBuf) -> Result<Self, String> {
+        let file =
+            File::create(&path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
+        // Large writes: one system call per 64 KiB rather than per 8 KiB of packets.
+        let writer = pcap::Writer::new(BufWriter::with_capacity(1 << 16, file))
+            .map_err(|e| e.to_string())?;
+        Ok(PcapFile { path, writer })
+    }
+
+    fn write(&mut self, ts_ns: u64, data: &[u8]) -> Result<(), String> {
+        self.writer
+            .write_packet(ts_ns, data)
+            .map_err(|e| format!("`{}`: {e}", self.path.display()))
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        self.writer
+            .flush()
+            .map_err(|e| format!("`{}`: {e}", self.path.display()))
+    }
 }
 
 fn port_file(module: &scenic_ir::Module, port: u32) -> String {
@@ -170,25 +290,7 @@ fn port_file(module: &scenic_ir::Module, port: u32) -> String {
     }
 }
 
-fn write_pcap<'a>(
-    path: &Path,
-    packets: impl IntoIterator<Item = (u64, &'a [u8])>,
-) -> Result<(), String> {
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
-    let mut writer = pcap::Writer::new(std::io::BufWriter::new(file)).map_err(|e| e.to_string())?;
-    for (ts, data) in packets {
-        writer
-            .write_packet(ts, data)
-            .map_err(|e| format!("`{}`: {e}", path.display()))?;
-    }
-    writer
-        .flush()
-        .map_err(|e| format!("`{}`: {e}", path.display()))
-}
-
-fn print_summary(module: &scenic_ir::Module, result: &SimResult) {
-    let s = &result.summary;
+fn print_summary(module: &scenic_ir::Module, s: &Summary) {
     let out: u64 = s.out_per_port.values().sum();
     let dropped: u64 = s.dropped.values().sum();
     eprintln!(
@@ -207,8 +309,7 @@ fn print_summary(module: &scenic_ir::Module, result: &SimResult) {
     if s.words > 0 {
         eprintln!(
             "  payload words: {}, DMA transfers: {}",
-            s.words,
-            result.transfers.len()
+            s.words, s.transfers
         );
     }
     if s.notifications > 0 {
@@ -219,5 +320,194 @@ fn print_summary(module: &scenic_ir::Module, result: &SimResult) {
     }
     for (name, value) in &s.csrs {
         eprintln!("  csr {name} = {value}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The files written while simulating against those the collected result gives, written the
+    //! way `scenicc sim` wrote them before it streamed: all at the end, grouped by port.
+
+    use super::*;
+    use scenic_ir::sim::capture::SimResult;
+
+    fn example(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples")
+            .join(name)
+    }
+
+    fn ipv4(dst: [u8; 4], ttl: u8, len: usize) -> Vec<u8> {
+        let mut p = vec![0u8; len];
+        p[12] = 0x08;
+        p[14] = 0x45;
+        p[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
+        p[22] = ttl;
+        p[23] = 17;
+        p[30..34].copy_from_slice(&dst);
+        p
+    }
+
+    /// A RoCEv2 SEND (`opcode`) to queue pair 7 carrying `payload`.
+    fn roce(opcode: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![0u8; 54];
+        p[12] = 0x08;
+        p[14] = 0x45;
+        p[23] = 17;
+        p[36..38].copy_from_slice(&4791u16.to_be_bytes());
+        p[42] = opcode;
+        p[49] = 7;
+        p.extend_from_slice(payload);
+        p.extend_from_slice(&[0; 4]);
+        let ip_len = (p.len() - 14) as u16;
+        p[16..18].copy_from_slice(&ip_len.to_be_bytes());
+        p
+    }
+
+    fn pcap_bytes(packets: &[Vec<u8>]) -> Vec<u8> {
+        let mut w = pcap::Writer::new(Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+        for (i, p) in packets.iter().enumerate() {
+            let ts = 1_000_000_000 + i as u64 * 1_000;
+            w.write_packet(ts, p).unwrap_or_else(|e| panic!("{e}"));
+        }
+        w.into_inner()
+    }
+
+    fn args(program: &str, input: &Path, dir: &Path) -> SimArgs {
+        SimArgs {
+            file: example(program),
+            input: input.to_path_buf(),
+            out: Some(dir.join("out.pcap")),
+            out_dir: Some(dir.join("per-port")),
+            entries: None,
+            csrs: Vec::new(),
+            scu: None,
+            trace: false,
+        }
+    }
+
+    fn quiet() -> Output {
+        use crate::output::{Color, MessageFormat};
+        Output::new(MessageFormat::Human, Color::Never, true, false)
+    }
+
+    /// The `--out` file and the `--out-dir` files (name, bytes) as written from a collected result.
+    fn written_at_the_end(
+        module: &scenic_ir::Module,
+        r: &SimResult,
+    ) -> (Vec<u8>, BTreeMap<String, Vec<u8>>) {
+        let pcap_of = |packets: &mut dyn Iterator<Item = &capture::OutPacket>| {
+            let mut w = pcap::Writer::new(Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+            for p in packets {
+                w.write_packet(p.ts_ns, &p.data)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+            w.into_inner()
+        };
+        let mut files = BTreeMap::new();
+        for port in r.summary.out_per_port.keys() {
+            let mut of_port = r.packets.iter().filter(|p| p.port == *port);
+            files.insert(port_file(module, *port), pcap_of(&mut of_port));
+        }
+        for (_, t) in &r.transfers {
+            let name = match t.index {
+                0 => format!("dma-{}.bin", t.out),
+                i => format!("dma-{}-{i}.bin", t.out),
+            };
+            files
+                .entry(name)
+                .or_insert_with(Vec::new)
+                .extend_from_slice(&t.data);
+        }
+        (pcap_of(&mut r.packets.iter()), files)
+    }
+
+    fn read_dir(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| {
+                let e = e.unwrap_or_else(|e| panic!("{e}"));
+                let bytes = std::fs::read(e.path()).unwrap_or_else(|e| panic!("{e}"));
+                (e.file_name().to_string_lossy().into_owned(), bytes)
+            })
+            .collect()
+    }
+
+    /// Runs `scenicc sim` on `packets` and checks its files against [`written_at_the_end`];
+    /// returns the `--out-dir` files.
+    fn check(program: &str, packets: &[Vec<u8>]) -> BTreeMap<String, Vec<u8>> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let input = dir.path().join("in.pcap");
+        std::fs::write(&input, pcap_bytes(packets)).unwrap_or_else(|e| panic!("{e}"));
+        let args = args(program, &input, dir.path());
+        assert_eq!(run(&args, &quiet(), false), ExitCode::SUCCESS, "{program}");
+        let module = compile::lower(&args.file, &quiet(), false).unwrap_or_else(|_| panic!());
+        let capture = std::fs::read(&input).unwrap_or_else(|e| panic!("{e}"));
+        let records = io::read_all(&capture).unwrap_or_else(|e| panic!("{e}"));
+        let result = capture::simulate(
+            &module,
+            records.iter().map(|r| (r.ts_ns, r.data)),
+            None,
+            &[],
+            &SimOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (out, files) = written_at_the_end(&module, &result);
+        let written = std::fs::read(dir.path().join("out.pcap")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(written == out, "{program}: --out differs");
+        let in_dir = read_dir(&dir.path().join("per-port"));
+        assert_eq!(
+            in_dir.keys().collect::<Vec<_>>(),
+            files.keys().collect::<Vec<_>>(),
+            "{program}"
+        );
+        assert!(in_dir == files, "{program}: --out-dir files differ");
+        in_dir
+    }
+
+    #[test]
+    fn the_files_written_while_simulating_are_those_written_at_the_end() {
+        let routed: Vec<Vec<u8>> = (0..40u8)
+            .map(|i| match i % 5 {
+                0 => ipv4([10, 1, i, 1], 64, 60 + usize::from(i)),
+                1 => ipv4([10, 2, 0, i], 64, 300),
+                2 => ipv4([192, 168, 0, i], 1, 80),
+                3 => ipv4([8, 8, 4, i], 9, 1500),
+                _ => vec![i; 10],
+            })
+            .collect();
+        let files = check("l3_router.sn", &routed);
+        assert!(files.len() >= 3, "{:?}", files.keys());
+        let payload: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        let streams: Vec<Vec<u8>> = (0..12)
+            .map(|i| roce([0x00, 0x01, 0x02][i % 3], &payload[..64 + i * 70]))
+            .collect();
+        let files = check("partition.sn", &streams);
+        assert!(files.keys().any(|k| k.starts_with("dma-")), "{files:?}");
+        check("xor_cipher.sn", &streams);
+    }
+
+    #[test]
+    fn nothing_out_still_writes_an_empty_out_and_makes_the_directory() {
+        let expired: Vec<Vec<u8>> = (0..3).map(|_| ipv4([10, 1, 1, 1], 1, 60)).collect();
+        let files = check("l3_router.sn", &expired);
+        assert!(files.is_empty(), "{:?}", files.keys());
+    }
+
+    #[test]
+    fn an_out_that_cannot_be_created_is_a_usage_error() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let input = dir.path().join("in.pcap");
+        let packets = [ipv4([10, 1, 1, 1], 64, 60)];
+        std::fs::write(&input, pcap_bytes(&packets)).unwrap_or_else(|e| panic!("{e}"));
+        for with_packets in [true, false] {
+            if !with_packets {
+                std::fs::write(&input, pcap_bytes(&[])).unwrap_or_else(|e| panic!("{e}"));
+            }
+            let mut args = args("l3_router.sn", &input, dir.path());
+            args.out = Some(dir.path().join("no-such-dir").join("out.pcap"));
+            let code = run(&args, &quiet(), false);
+            assert_eq!(code, ExitCode::from(EXIT_USAGE), "{with_packets}");
+        }
     }
 }
