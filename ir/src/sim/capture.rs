@@ -162,29 +162,116 @@ pub fn simulate_into<'a, E>(
     entries: Option<&Entries>,
     csrs: &[(String, u64)],
     options: &SimOptions,
-    mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
+    sink: impl FnMut(Event<'_>) -> Result<(), E>,
 ) -> Result<Summary, StreamError<E>> {
-    let mut sim = Sim::new(module, entries, csrs, options)?;
-    let catch_up = CatchUp::new(module);
-    let mut now: Option<u64> = None;
-    for (n, (ts, data)) in packets.into_iter().enumerate() {
-        if let Some(from) = now {
-            if let Some((runs, what)) = catch_up.excessive(from, ts) {
-                return Err(StreamError::Setup(SetupError::TimeJump {
-                    at: format!(", at packet {}", n + 1),
-                    from_ns: from,
-                    to_ns: ts,
-                    runs,
-                    what,
-                    limit: super::MAX_CATCH_UP_RUNS,
-                }));
-            }
-        }
-        now = Some(now.map_or(ts, |t| t.max(ts)));
-        sim.packet(n + 1, ts, data, &mut sink)
-            .map_err(StreamError::Sink)?;
+    Simulation::new(module, entries, csrs, options)?.run(packets, sink)
+}
+
+/// [`simulate_into`] in two steps, for a caller that must know a capture will not be refused
+/// before anything comes out of it: [`Simulation::new`] sets up (and reports the same errors),
+/// [`Simulation::check_time`] finds a jump of time [`Simulation::run`] would stop at.
+pub struct Simulation<'m> {
+    module: &'m Module,
+    sim: Sim<'m>,
+    catch_up: CatchUp<'m>,
+}
+
+impl<'m> Simulation<'m> {
+    /// A machine for `module` with the scu picked, entries installed and CSRs set.
+    pub fn new(
+        module: &'m Module,
+        entries: Option<&Entries>,
+        csrs: &[(String, u64)],
+        options: &SimOptions,
+    ) -> Result<Self, SetupError> {
+        Ok(Simulation {
+            module,
+            sim: Sim::new(module, entries, csrs, options)?,
+            catch_up: CatchUp::new(module),
+        })
     }
-    Ok(sim.finish(module))
+
+    /// The error [`Simulation::run`] would stop with at a jump of time in `timestamps` (the
+    /// capture's, in order), found without running a packet. `largest_step` is theirs
+    /// ([`LargestStep`]): when it is allowed, so is every step, and `timestamps` is not read.
+    pub fn check_time(
+        &self,
+        largest_step: u64,
+        timestamps: impl IntoIterator<Item = u64>,
+    ) -> Result<(), SetupError> {
+        if self.catch_up.excessive(0, largest_step).is_none() {
+            return Ok(());
+        }
+        let mut now = None;
+        for (n, ts) in timestamps.into_iter().enumerate() {
+            advance(&self.catch_up, &mut now, n + 1, ts)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the packets, handing what comes out to `sink` (see [`simulate_into`]).
+    pub fn run<'a, E>(
+        mut self,
+        packets: impl IntoIterator<Item = (u64, &'a [u8])>,
+        mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<Summary, StreamError<E>> {
+        let mut now: Option<u64> = None;
+        for (n, (ts, data)) in packets.into_iter().enumerate() {
+            advance(&self.catch_up, &mut now, n + 1, ts)?;
+            self.sim
+                .packet(n + 1, ts, data, &mut sink)
+                .map_err(StreamError::Sink)?;
+        }
+        Ok(self.sim.finish(self.module))
+    }
+}
+
+/// Moves the clock `now` to packet `n`'s timestamp `ts` (it never goes back), refusing a step that
+/// would run too many periodic blocks.
+fn advance(
+    catch_up: &CatchUp<'_>,
+    now: &mut Option<u64>,
+    n: usize,
+    ts: u64,
+) -> Result<(), SetupError> {
+    if let Some(from) = *now {
+        if let Some((runs, what)) = catch_up.excessive(from, ts) {
+            return Err(SetupError::TimeJump {
+                at: format!(", at packet {n}"),
+                from_ns: from,
+                to_ns: ts,
+                runs,
+                what,
+                limit: super::MAX_CATCH_UP_RUNS,
+            });
+        }
+    }
+    *now = Some(now.map_or(ts, |t| t.max(ts)));
+    Ok(())
+}
+
+/// The largest step of virtual time in a capture's timestamps, fed one by one, the clock never
+/// going back (as in [`Simulation::run`]): the runs of periodic blocks grow with the step, so
+/// checking this one step checks them all.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LargestStep {
+    now: Option<u64>,
+    largest: u64,
+}
+
+impl LargestStep {
+    /// The next timestamp.
+    pub fn push(&mut self, ts: u64) {
+        if let Some(now) = self.now {
+            self.largest = self.largest.max(ts.saturating_sub(now));
+        }
+        self.now = Some(self.now.map_or(ts, |t| t.max(ts)));
+    }
+
+    /// The largest step so far.
+    pub fn get(&self) -> u64 {
+        self.largest
+    }
 }
 
 /// Installs an entries file.

@@ -289,3 +289,45 @@ fn a_time_jump_is_refused_with_the_packet_it_happened_at() {
         ))
     );
 }
+
+#[test]
+fn check_time_finds_the_jump_run_stops_at_without_running_a_packet() {
+    let module = lower(
+        "flow_monitor.sn",
+        include_str!("../../../../examples/flow_monitor.sn"),
+    );
+    let limit = 10_000_000 * crate::sim::MAX_CATCH_UP_RUNS;
+    // A step back, then a small step, then two steps over the limit: the first one counts.
+    let times = [
+        100,
+        50,
+        150 + limit,
+        150 + 2 * limit + 10_000_000,
+        150 + 4 * limit,
+    ];
+    let mut steps = LargestStep::default();
+    times.iter().for_each(|t| steps.push(*t));
+    assert_eq!(steps.get(), 2 * limit - 10_000_000);
+    let packet = [0u8; 60];
+    let run = |times: &[u64]| {
+        let sim = Simulation::new(&module, None, &[], &SimOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let checked = sim.check_time(steps.get(), times.iter().copied());
+        let ran = sim.run(
+            times.iter().map(|t| (*t, &packet[..])),
+            |_| Ok::<(), ()>(()),
+        );
+        (
+            checked.map_err(|e| e.to_string()),
+            ran.map(|s| s.packets_in),
+        )
+    };
+    let (checked, ran) = run(&times);
+    let Err(StreamError::Setup(e)) = ran else {
+        panic!("{ran:?}")
+    };
+    assert_eq!(checked, Err(e.to_string()));
+    assert!(e.to_string().contains("at packet 4"), "{e}");
+    let (checked, ran) = run(&times[..3]);
+    assert_eq!((checked, ran.ok()), (Ok(()), Some(3)));
+}
