@@ -9,15 +9,17 @@
 //! each packet's path (parser states, table lookups, actions) before it.
 //!
 //! The files are written while the capture runs (each opened when the first thing for it comes
-//! out, `--out` and the directory in any case), so memory does not grow with the capture; a bad
-//! record in the capture is still reported before any packet runs.
+//! out, `--out` and the directory in any case), so memory does not grow with the capture. One pass
+//! over the capture before any packet runs finds a bad record or a jump of time that would stop
+//! the run, so that such a run still writes nothing.
 
 use crate::compile;
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_ir::interp::stream::DmaTransfer;
 use scenic_ir::io::{self, entries, pcap};
-use scenic_ir::sim::capture::{self, Event, SimOptions, StreamError, Summary};
+use scenic_ir::sim::capture::{Event, LargestStep, SimOptions, Simulation, StreamError, Summary};
+use scenic_ir::sim::setup::SetupError;
 use scenic_ir::sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -73,7 +75,8 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
             )
         }
     };
-    let records = match io::open_checked(&bytes) {
+    let mut steps = LargestStep::default();
+    let records = match io::open_checked(&bytes, |r| steps.push(r.ts_ns)) {
         Ok(r) => r,
         Err(err) => return usage(out, &format!("`{}`: {err}", args.input.display())),
     };
@@ -97,21 +100,19 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
     };
     // The capture was checked whole by `open_checked`: no record here is an error.
     let packets = records.map_while(Result::ok).map(|r| (r.ts_ns, r.data));
-    let mut files = Outputs::new(args, &module);
-    let sink = |event: Event<'_>| files.write(event);
-    let summary = match capture::simulate_into(
-        &module,
-        packets,
-        entries.as_ref(),
-        &args.csrs,
-        &options,
-        sink,
-    ) {
+    let timestamps = packets.clone().map(|(ts, _)| ts);
+    // Set up and look for a jump of time before running anything, so that a run refused for
+    // either leaves no output files, as when everything was written at the end.
+    let simulation = Simulation::new(&module, entries.as_ref(), &args.csrs, &options)
+        .and_then(|s| s.check_time(steps.get(), timestamps).map(|()| s));
+    let simulation = match simulation {
         Ok(s) => s,
-        Err(StreamError::Setup(err)) => {
-            out.message(output::Level::Error, &err.to_string());
-            return ExitCode::from(EXIT_ERRORS);
-        }
+        Err(err) => return setup_error(out, &err),
+    };
+    let mut files = Outputs::new(args, &module);
+    let summary = match simulation.run(packets, |event| files.write(event)) {
+        Ok(s) => s,
+        Err(StreamError::Setup(err)) => return setup_error(out, &err),
         Err(StreamError::Sink(err)) => return usage(out, &err),
     };
     if let Err(err) = files.finish() {
@@ -124,6 +125,11 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
 fn usage(out: &Output, message: &str) -> ExitCode {
     out.message(output::Level::Error, message);
     ExitCode::from(EXIT_USAGE)
+}
+
+fn setup_error(out: &Output, err: &SetupError) -> ExitCode {
+    out.message(output::Level::Error, &err.to_string());
+    ExitCode::from(EXIT_ERRORS)
 }
 
 /// The files of `--out` and `--out-dir`, written as packets and DMA transfers come out. A file is
@@ -329,7 +335,7 @@ mod tests {
     //! way `scenicc sim` wrote them before it streamed: all at the end, grouped by port.
 
     use super::*;
-    use scenic_ir::sim::capture::SimResult;
+    use scenic_ir::sim::capture::{self, SimResult};
 
     fn example(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -492,6 +498,24 @@ mod tests {
         let expired: Vec<Vec<u8>> = (0..3).map(|_| ipv4([10, 1, 1, 1], 1, 60)).collect();
         let files = check("l3_router.sn", &expired);
         assert!(files.is_empty(), "{:?}", files.keys());
+    }
+
+    #[test]
+    fn a_run_refused_for_a_jump_of_time_writes_no_files() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let input = dir.path().join("in.pcap");
+        let mut w = pcap::Writer::new(Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+        // flow_monitor runs `every 10ms` and passes every packet on: the first two come out, the
+        // third is 10^7 s later (10^9 runs).
+        for ts in [1_000_000_000, 1_000_001_000, 10_000_000_000_000_000] {
+            let p = ipv4([10, 1, 1, 1], 64, 60);
+            w.write_packet(ts, &p).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(&input, w.into_inner()).unwrap_or_else(|e| panic!("{e}"));
+        let args = args("flow_monitor.sn", &input, dir.path());
+        assert_eq!(run(&args, &quiet(), false), ExitCode::from(EXIT_ERRORS));
+        assert!(!dir.path().join("out.pcap").exists());
+        assert!(!dir.path().join("per-port").exists());
     }
 
     #[test]

@@ -166,13 +166,17 @@ pub fn open(bytes: &[u8]) -> Result<Packets<'_>, CaptureError> {
     }
 }
 
-/// [`open`], then one pass over every record so that a malformed one is reported before any
-/// record is used (as [`read_all`] does) without holding a list of them: the iterator returned
-/// starts again at the first record and, the capture being checked, yields no error.
-pub fn open_checked(bytes: &[u8]) -> Result<Packets<'_>, CaptureError> {
+/// [`open`], then one pass over every record, handed to `each`, so that a malformed one is reported
+/// before any record is used (as [`read_all`] does) without holding a list of them: the iterator
+/// returned starts again at the first record and, the capture being checked, yields no error.
+/// `each` lets a caller learn what it needs of the whole capture in the same pass.
+pub fn open_checked<'a>(
+    bytes: &'a [u8],
+    mut each: impl FnMut(&Record<'a>),
+) -> Result<Packets<'a>, CaptureError> {
     let packets = open(bytes)?;
-    if let Some(Err(e)) = packets.clone().find(Result::is_err) {
-        return Err(e);
+    for record in packets.clone() {
+        each(&record?);
     }
     Ok(packets)
 }
@@ -252,15 +256,19 @@ mod tests {
     #[test]
     fn open_checked_reports_a_bad_record_before_yielding_any() {
         let a = pcap_file();
-        let records: Vec<_> = open_checked(&a).unwrap().collect();
+        let mut seen = Vec::new();
+        let records: Vec<_> = open_checked(&a, |r| seen.push(r.ts_ns)).unwrap().collect();
+        assert_eq!(seen, [1_000_000_000, 2_000_000_000]);
         assert_eq!(records.len(), 2);
         assert!(records.iter().all(Result::is_ok));
         for mut bad in [pcap_file(), pcapng_file()] {
             bad.truncate(bad.len() - 1);
-            let e = open_checked(&bad).unwrap_err().to_string();
+            let mut seen = 0;
+            let e = open_checked(&bad, |_| seen += 1).unwrap_err().to_string();
             assert_eq!(e, read_all(&bad).unwrap_err().to_string());
+            assert_eq!(seen, 1);
         }
-        assert!(open_checked(b"GIF89a").is_err());
+        assert!(open_checked(b"GIF89a", |_| {}).is_err());
     }
 
     #[test]
