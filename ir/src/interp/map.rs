@@ -23,10 +23,13 @@
 //! has one pair per slot; in an `lru_hash` map every occupied slot is on the list exactly once,
 //! and free slots are on no list.
 
+mod values;
+
 use super::bits::Bits;
 use super::hash::FastMap;
 use super::value::Value;
 use crate::program::MapKind;
+use values::Values;
 
 /// No slot (the ends of the recency list).
 const NIL: u32 = u32::MAX;
@@ -45,7 +48,6 @@ fn packed(key: &Bits) -> Option<u128> {
 #[derive(Clone, Debug)]
 struct Slot {
     key: Bits,
-    value: Value,
 }
 
 /// Neighbours on the recency list: previous (more recent) and next (less recent).
@@ -63,6 +65,8 @@ pub struct MapState {
     narrow: FastMap<u128, u32>,
     wide: FastMap<Bits, u32>,
     slots: Vec<Slot>,
+    /// The value of each slot.
+    values: Values,
     links: Vec<Link>,
     free: Vec<u32>,
     /// Most and least recently used slots (`lru_hash` maps only).
@@ -73,14 +77,21 @@ pub struct MapState {
 }
 
 impl MapState {
-    /// An empty map.
+    /// An empty map of values of any shape.
     pub fn new(kind: MapKind, size: u64) -> MapState {
+        MapState::of_values(kind, size, None)
+    }
+
+    /// An empty map whose values are shaped like `zero` (the value type's zero), stored flat when
+    /// the type allows (see `map/values.rs`).
+    pub fn of_values(kind: MapKind, size: u64, zero: Option<&Value>) -> MapState {
         MapState {
             kind,
             size,
             narrow: FastMap::default(),
             wide: FastMap::default(),
             slots: Vec::new(),
+            values: Values::for_values(zero),
             links: Vec::new(),
             free: Vec::new(),
             head: NIL,
@@ -140,15 +151,32 @@ impl MapState {
 
     /// `get`: the value, or `None` when absent (the caller supplies the zero value).
     pub fn get(&mut self, key: &Bits) -> Option<Value> {
-        self.get_ref(key).cloned()
-    }
-
-    /// `get` without copying the value.
-    #[inline]
-    pub fn get_ref(&mut self, key: &Bits) -> Option<&Value> {
         let i = self.find(key)?;
         self.touch(i);
-        self.slots.get(i as usize).map(|s| &s.value)
+        Some(self.values.read(i as usize))
+    }
+
+    /// `get` into `out` (reusing its storage); whether the key was present (`out` is then
+    /// untouched).
+    #[inline]
+    pub fn get_into(&mut self, key: &Bits, out: &mut Value) -> bool {
+        let Some(i) = self.find(key) else {
+            return false;
+        };
+        self.touch(i);
+        self.values.read_into(i as usize, out);
+        true
+    }
+
+    /// `get` of a map whose values are scalars: the value's bits, `None` when absent.
+    #[inline]
+    pub fn get_bits(&mut self, key: &Bits) -> Option<Bits> {
+        let i = self.find(key)?;
+        self.touch(i);
+        match self.values.scalar(i as usize) {
+            Some(word) => Some(Bits::from_u64(self.values.scalar_width(), word)),
+            None => Some(self.values.read(i as usize).into_bits()),
+        }
     }
 
     /// `contains` (does not refresh recency).
@@ -161,25 +189,18 @@ impl MapState {
 
     /// `insert`: false when it does not fit.
     pub fn insert(&mut self, key: Bits, value: Value) -> bool {
-        self.insert_with(&key, |slot| *slot = value)
+        self.insert_from(&key, &value)
     }
 
-    /// `insert` of a borrowed value (reusing the present value's storage).
+    /// `insert` of a borrowed value.
     pub fn insert_from(&mut self, key: &Bits, value: &Value) -> bool {
-        self.insert_with(key, |slot| slot.clone_from(value))
-    }
-
-    /// `insert`, writing the value with `write`.
-    fn insert_with(&mut self, key: &Bits, write: impl FnOnce(&mut Value)) -> bool {
         if self.kind == MapKind::Array && key.to_u128() >= u128::from(self.size) {
             self.failed_inserts += 1;
             return false;
         }
         if let Some(i) = self.find(key) {
             self.touch(i);
-            if let Some(s) = self.slots.get_mut(i as usize) {
-                write(&mut s.value);
-            }
+            self.values.write(i as usize, value);
             return true;
         }
         let full = self.len() as u64 >= self.size;
@@ -188,9 +209,7 @@ impl MapState {
             return false;
         }
         let i = self.new_slot(key);
-        if let Some(s) = self.slots.get_mut(i as usize) {
-            write(&mut s.value);
-        }
+        self.values.write(i as usize, value);
         if self.kind == MapKind::LruHash {
             self.push_front(i);
         }
@@ -207,10 +226,8 @@ impl MapState {
                 i
             }
             None => {
-                self.slots.push(Slot {
-                    key: key.clone(),
-                    value: Value::Unit,
-                });
+                self.slots.push(Slot { key: key.clone() });
+                self.values.push();
                 self.links.push(Link {
                     prev: NIL,
                     next: NIL,
@@ -244,9 +261,7 @@ impl MapState {
             if self.kind == MapKind::LruHash {
                 self.unlink(i);
             }
-            if let Some(s) = self.slots.get_mut(i as usize) {
-                s.value = Value::Unit;
-            }
+            self.values.forget(i as usize);
             self.free.push(i);
         }
         match self.kind {

@@ -448,7 +448,7 @@ fn scu_runtime(module: &Module, s: &Scu) -> ScuRuntime {
         maps: s
             .maps
             .values()
-            .map(|m| MapState::new(m.kind, m.size))
+            .map(|m| MapState::of_values(m.kind, m.size, Some(&Value::zero(&m.value, module))))
             .collect(),
         counters: s
             .counters

@@ -27,9 +27,7 @@ impl Compiler<'_> {
                 Box::new(move |cx| {
                     let key = key(cx)?;
                     let map = cx.scu.as_mut().and_then(|s| s.rt.maps.get_mut(m));
-                    let found = map
-                        .and_then(|map| map.get_ref(&key))
-                        .map(|v| v.bits().clone());
+                    let found = map.and_then(|map| map.get_bits(&key));
                     Ok(found.unwrap_or_else(|| zero(cx).into_bits()))
                 })
             }
@@ -123,8 +121,8 @@ impl Compiler<'_> {
         Box::new(move |cx| {
             let key = key(cx)?;
             let map = cx.scu.as_mut().and_then(|s| s.rt.maps.get_mut(m));
-            match map.and_then(|map| map.get_ref(&key)) {
-                Some(v) => Ok(v.clone()),
+            match map.and_then(|map| map.get(&key)) {
+                Some(v) => Ok(v),
                 None => Ok(zero(cx)),
             }
         })
@@ -143,14 +141,10 @@ impl Compiler<'_> {
             let Cx {
                 scu, frames, base, ..
             } = &mut *cx;
-            let found = scu
-                .as_mut()
-                .and_then(|s| s.rt.maps.get_mut(m))
-                .and_then(|map| map.get_ref(&key));
-            if let Some(v) = found {
-                if let Some(s) = frames.values.get_mut(*base + slot) {
-                    s.clone_from(v);
-                }
+            let map = scu.as_mut().and_then(|s| s.rt.maps.get_mut(m));
+            let mut unit = Value::Unit;
+            let out = frames.values.get_mut(*base + slot).unwrap_or(&mut unit);
+            if map.is_some_and(|map| map.get_into(&key, out)) {
                 return Ok(());
             }
             let z = zero(cx);
