@@ -14,7 +14,7 @@
 //! operands of every width); where the `Bits` code would read a missing value (no packet, no such
 //! local) as a zero, the narrow code reads a zero too.
 
-use super::Compiler;
+use super::{Compiler, Scalar};
 use crate::body::{BinaryOp, Expr, PacketField, UnaryOp};
 use crate::entities::*;
 use crate::interp::bits::Bits;
@@ -166,6 +166,51 @@ impl Compiler<'_> {
                 Box::new(move |cx| cast(plan, from, width, a(cx)))
             }
             _ => Box::new(|_| 0),
+        }
+    }
+
+    /// Narrow expression `id` as a [`Scalar`]: its operands narrow, its own operation in the
+    /// same closure as the conversion to [`Bits`].
+    pub fn narrow_root(&mut self, id: ExprId) -> Scalar {
+        let width = self.width(id);
+        match &self.body.exprs[id] {
+            Expr::Binary(op, l, r) => {
+                let (op, l, r) = (*op, *l, *r);
+                let comparison = matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::Lt
+                        | BinaryOp::Le
+                        | BinaryOp::Gt
+                        | BinaryOp::Ge
+                );
+                let k = ops::kernel(op, if comparison { self.ty(l) } else { self.ty(id) });
+                let (wl, wr) = (self.width(l), self.width(r));
+                let a = self.narrow(l);
+                if let Expr::Const(c) = &self.body.exprs[r] {
+                    let b = Bits::from_biguint(wr, &c.0).to_u64();
+                    return Box::new(move |cx| {
+                        Ok(Bits::from_u64(width, binary(k, wl, wr, a(cx), b)))
+                    });
+                }
+                let b = self.narrow(r);
+                Box::new(move |cx| {
+                    let x = a(cx);
+                    Ok(Bits::from_u64(width, binary(k, wl, wr, x, b(cx))))
+                })
+            }
+            Expr::Slice { base, lo, .. } => {
+                let (base, lo, m) = (self.narrow(*base), *lo, mask(width));
+                Box::new(move |cx| {
+                    let v = base(cx).checked_shr(lo).unwrap_or(0) & m;
+                    Ok(Bits::from_u64(width, v))
+                })
+            }
+            _ => {
+                let n = self.narrow(id);
+                Box::new(move |cx| Ok(Bits::from_u64(width, n(cx))))
+            }
         }
     }
 

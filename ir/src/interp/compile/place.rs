@@ -169,6 +169,18 @@ impl Compiler<'_> {
     pub fn assign(&mut self, place: &Place, value: ExprId) -> Step {
         match place {
             Place::Local(l) => self.assign_local(l.index(), value),
+            Place::Csr(c) if self.is_narrow(value) => {
+                let (c, v) = (c.index(), self.narrow(value));
+                Box::new(move |cx| {
+                    let v = v(cx);
+                    let csr = cx.scu.as_mut().and_then(|s| s.rt.csrs.get_mut(c));
+                    if let Some(slot) = csr {
+                        // As `Cx::set_csr`: the value resized to the CSR's width.
+                        *slot = Bits::from_u64(slot.width(), v);
+                    }
+                    Flow::Next
+                })
+            }
             Place::Csr(c) => {
                 let (c, v) = (*c, self.scalar(value));
                 Box::new(move |cx| match v(cx) {
@@ -224,42 +236,65 @@ impl Compiler<'_> {
     /// value, as [`update_part`] makes it, without building a `Value` or evaluating indices (there
     /// are none). A part that does not fit changes nothing.
     fn assign_fields(&mut self, root: Root, fields: Vec<u32>, value: ExprId) -> Step {
-        let v = self.scalar(value);
-        Box::new(move |cx| {
-            let Ok(v) = v(cx) else {
-                return Flow::Stop;
-            };
-            let mut part = match root {
-                Root::Local(slot) => cx.local_mut(slot),
-                Root::Meta(f) => cx.meta_mut(f),
-                Root::CcState(s) => cx.cc_state_mut(s),
+        if self.is_narrow(value) {
+            let (n, width) = (self.narrow(value), self.width(value));
+            return fields_step(root, fields, move |cx| Ok(Bits::from_u64(width, n(cx))));
+        }
+        fields_step(root, fields, self.scalar(value))
+    }
+}
+
+/// The step of [`Compiler::assign_fields`], for a value computed by `v` (generic, so that a narrow
+/// value's conversion is compiled into the step instead of called).
+fn fields_step(
+    root: Root,
+    fields: Vec<u32>,
+    v: impl Fn(&mut Cx<'_>) -> R<Bits> + Send + Sync + 'static,
+) -> Step {
+    Box::new(move |cx| {
+        let Ok(v) = v(cx) else {
+            return Flow::Stop;
+        };
+        let mut part = match root {
+            Root::Local(slot) => cx.local_mut(slot),
+            Root::Meta(f) => cx.meta_mut(f),
+            Root::CcState(s) => cx.cc_state_mut(s),
+            _ => None,
+        };
+        for (k, &f) in fields.iter().enumerate() {
+            part = match part {
+                Some(Value::Struct(items)) | Some(Value::Tuple(items)) => items.get_mut(f as usize),
+                // A header's fields are bits, so only the last step can write one.
+                Some(Value::Header(h)) if k + 1 == fields.len() => {
+                    if let Some(b) = h.fields.get_mut(f as usize) {
+                        *b = v;
+                    }
+                    return Flow::Next;
+                }
                 _ => None,
             };
-            for (k, &f) in fields.iter().enumerate() {
-                part = match part {
-                    Some(Value::Struct(items)) | Some(Value::Tuple(items)) => {
-                        items.get_mut(f as usize)
-                    }
-                    // A header's fields are bits, so only the last step can write one.
-                    Some(Value::Header(h)) if k + 1 == fields.len() => {
-                        if let Some(b) = h.fields.get_mut(f as usize) {
-                            *b = v;
-                        }
-                        return Flow::Next;
-                    }
-                    _ => None,
-                };
-            }
-            if let Some(p) = part {
-                set_scalar(p, v);
-            }
-            Flow::Next
-        })
-    }
+        }
+        if let Some(p) = part {
+            set_scalar(p, v);
+        }
+        Flow::Next
+    })
+}
 
+impl Compiler<'_> {
     /// `local = value`: a scalar into its slot; `map.get` of an aggregate copied into the slot's
     /// storage; any other value moved in.
     fn assign_local(&mut self, slot: usize, value: ExprId) -> Step {
+        if self.is_narrow(value) {
+            let (v, width) = (self.narrow(value), self.width(value));
+            return Box::new(move |cx| {
+                let v = v(cx);
+                if let Some(s) = cx.local_mut(slot) {
+                    set_scalar(s, Bits::from_u64(width, v));
+                }
+                Flow::Next
+            });
+        }
         if self.is_scalar(value) {
             let v = self.scalar(value);
             return Box::new(move |cx| match v(cx) {

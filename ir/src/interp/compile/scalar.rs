@@ -55,14 +55,14 @@ impl Compiler<'_> {
             return Box::new(move |cx| Ok(v(cx)?.into_bits()));
         }
         let width = self.width(id);
-        let leaf = matches!(
+        let operator = matches!(
             self.body.exprs[id],
-            Expr::Const(_) | Expr::Local(_) | Expr::Csr(_)
+            Expr::Binary(..) | Expr::Unary(..) | Expr::Cast(_) | Expr::Slice { .. }
         );
-        if !leaf && self.is_narrow(id) {
-            // One conversion at the root of the narrow tree instead of a `Bits` per node.
-            let n = self.narrow(id);
-            return Box::new(move |cx| Ok(Bits::from_u64(width, n(cx))));
+        if operator && self.is_narrow(id) {
+            // One conversion at the root of the narrow tree instead of a `Bits` per node (a leaf
+            // keeps its own closure: wrapping it would only add a call).
+            return self.narrow_root(id);
         }
         match &self.body.exprs[id] {
             Expr::Const(c) => {
@@ -167,6 +167,10 @@ impl Compiler<'_> {
     pub fn index(&mut self, index: Option<ExprId>) -> super::Index {
         match index {
             None => Box::new(|_| Ok(0)),
+            Some(e) if self.is_narrow(e) => {
+                let e = self.narrow(e);
+                Box::new(move |cx| Ok(e(cx) as usize))
+            }
             Some(e) => {
                 let e = self.scalar(e);
                 Box::new(move |cx| Ok(e(cx)?.to_u128() as usize))
