@@ -106,6 +106,16 @@ impl FieldLoc {
     }
 }
 
+/// Where a plain instance goes and how long it is, resolved when code is compiled
+/// ([`HeaderStore::extraction`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Extraction {
+    inst: InstId,
+    slot: usize,
+    bits: usize,
+    tiled: bool,
+}
+
 /// Why an extraction failed (the parser error it raises).
 pub type ExtractError = &'static str;
 
@@ -223,6 +233,40 @@ impl HeaderStore {
             offset,
             width,
         })
+    }
+
+    /// How to extract a plain (non-stack) instance, resolved when code is compiled.
+    pub(crate) fn extraction(&self, inst: InstId) -> Option<Extraction> {
+        let info = self.insts.get(inst.index())?;
+        if info.stack {
+            return None;
+        }
+        let layout = self.layouts.get(info.layout)?;
+        Some(Extraction {
+            inst,
+            slot: info.first,
+            bits: layout.bits,
+            tiled: layout.tiled,
+        })
+    }
+
+    /// [`HeaderStore::extract`] of the plain instance `x` describes.
+    #[inline]
+    pub(crate) fn extract_plain(
+        &mut self,
+        data: &[u8],
+        cursor: usize,
+        x: Extraction,
+    ) -> Result<usize, ExtractError> {
+        if cursor + x.bits > data.len() * 8 {
+            return Err("packet_too_short");
+        }
+        self.note_extraction(x.inst, false, x.tiled, cursor, x.bits);
+        if let Some(slot) = self.slots.get_mut(x.slot) {
+            slot.valid = true;
+            slot.src = Src::Wire(cursor);
+        }
+        Ok(x.bits)
     }
 
     /// The field at `loc` (see [`HeaderStore::field`]).

@@ -8,6 +8,7 @@ use super::{Compiler, Flow, Step};
 use crate::body::{NotifyTarget, Stmt};
 use crate::entities::*;
 use crate::interp::context::{Cx, Destination, Notification};
+use crate::interp::headers::HeaderStore;
 use crate::program::CounterKind;
 use cranelift_entity::EntityRef;
 
@@ -64,10 +65,7 @@ impl Compiler<'_> {
                 let (counter, index) = (*counter, self.index(*index));
                 Box::new(move |cx| flow(index(cx).map(|i| count(cx, counter, i))))
             }
-            Stmt::Extract(inst) => {
-                let inst = *inst;
-                Box::new(move |cx| extract(cx, inst))
-            }
+            Stmt::Extract(inst) => self.extract(*inst),
             Stmt::Emit(inst) => {
                 let inst = *inst;
                 Box::new(move |cx| {
@@ -98,6 +96,29 @@ impl Compiler<'_> {
     }
 }
 
+impl Compiler<'_> {
+    /// `extract(inst)`: for a plain instance of the running scu, with its slot and length
+    /// resolved now.
+    fn extract(&mut self, inst: InstId) -> Step {
+        let plain = self
+            .scu
+            .and_then(|scu| HeaderStore::new(self.module, scu).extraction(inst));
+        let Some(x) = plain else {
+            return Box::new(move |cx| extract(cx, inst));
+        };
+        Box::new(move |cx| {
+            let r = cx.pkt.as_mut().map(|p| {
+                let r = p.headers.extract_plain(p.data, p.cursor, x);
+                if let Ok(bits) = r {
+                    p.cursor += bits;
+                }
+                r
+            });
+            extracted(cx, inst, r)
+        })
+    }
+}
+
 /// Counts the packet in cell `i` of `counter`.
 fn count(cx: &mut Cx<'_>, counter: CounterId, i: usize) {
     let len = cx.pkt.as_ref().map_or(0, |p| p.data.len() as u64);
@@ -123,12 +144,23 @@ fn count(cx: &mut Cx<'_>, counter: CounterId, i: usize) {
 /// Extracts the next header: rejects with `packet_too_short` when the packet ends first, and with
 /// `stack_overflow` when a stack is full.
 fn extract(cx: &mut Cx<'_>, inst: InstId) -> Flow {
-    let Some(p) = cx.pkt.as_mut() else {
-        return Flow::Next;
-    };
-    match p.headers.extract(p.data, p.cursor, inst) {
-        Ok(bits) => {
+    let r = cx.pkt.as_mut().map(|p| {
+        let r = p.headers.extract(p.data, p.cursor, inst);
+        if let Ok(bits) = r {
             p.cursor += bits;
+        }
+        r
+    });
+    extracted(cx, inst, r)
+}
+
+/// What follows an extraction that gave `r` (`None`: there is no packet): a trace line, or the
+/// rejection.
+#[inline]
+fn extracted(cx: &mut Cx<'_>, inst: InstId, r: Option<Result<usize, &'static str>>) -> Flow {
+    match r {
+        None => Flow::Next,
+        Some(Ok(bits)) => {
             if cx.effects.trace.is_some() {
                 let name = cx
                     .scu
@@ -140,7 +172,7 @@ fn extract(cx: &mut Cx<'_>, inst: InstId) -> Flow {
             }
             Flow::Next
         }
-        Err(error) => {
+        Some(Err(error)) => {
             cx.reject(error);
             Flow::Stop
         }
