@@ -29,6 +29,26 @@
 use super::bits::Bits;
 use super::state::{KeyTest, RtEntry};
 
+/// A key value as the classifier reads it: [`Bits`] of at most 128 bits, or their value.
+pub trait KeyValue {
+    /// The value (the low 128 bits).
+    fn value(&self) -> u128;
+}
+
+impl KeyValue for Bits {
+    #[inline]
+    fn value(&self) -> u128 {
+        self.to_u128()
+    }
+}
+
+impl KeyValue for u128 {
+    #[inline]
+    fn value(&self) -> u128 {
+        *self
+    }
+}
+
 /// Keys wider than this are not classified (the table falls back to a linear scan).
 const MAX_KEY_BITS: u32 = 128;
 
@@ -275,10 +295,10 @@ impl Classifier {
 
     /// The position (in search order) of the first entry matching `key`, checking candidates with
     /// `matches` when their match is not exact intervals.
-    pub fn lookup(&self, key: &[Bits], matches: impl Fn(usize) -> bool) -> Option<usize> {
+    pub fn lookup<K: KeyValue>(&self, key: &[K], matches: impl Fn(usize) -> bool) -> Option<usize> {
         let dims = match &self.search {
             Search::Direct(starts, winner) => {
-                let v = key.first().map_or(0, Bits::to_u128);
+                let v = key.first().map_or(0, K::value);
                 return winner
                     .get(starts.find(v))
                     .copied()
@@ -298,7 +318,7 @@ impl Classifier {
             &mut heap
         };
         for ((dim, x), seg) in dims.iter().zip(key).zip(segs.iter_mut()) {
-            *seg = dim.starts.find(x.to_u128());
+            *seg = dim.starts.find(x.value());
         }
         for sw in 0..summary_words {
             let mut candidates = u64::MAX;

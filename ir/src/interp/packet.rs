@@ -446,4 +446,75 @@ mod tests {
         zeros[14..34].fill(0);
         assert_eq!(deparsed_after("ip.set_valid();", both, &p), zeros);
     }
+
+    /// Tracing takes the general path through tables (keys as `Bits`, for the trace line), not
+    /// tracing the path by value: both choose the same entries, on a priority table of every key
+    /// kind with run-time entries.
+    #[test]
+    fn tables_choose_the_same_entries_with_and_without_tracing() {
+        use crate::program::KeyMatch;
+        use crate::types::Const;
+        let module = firewall();
+        let c = |v: u64| Const(v.into());
+        let rows = [
+            (0x0a01_0000u64, 16, 0, 0, Some(6), (0, 100), "deny", vec![]),
+            (
+                0x0a00_0000,
+                8,
+                0x0a02_0000,
+                0xffff_0000,
+                None,
+                (50, 60),
+                "limit",
+                vec![3u8],
+            ),
+            (0, 0, 0, 0, Some(17), (0, 65535), "allow", vec![]),
+        ];
+        let outcomes: Vec<Vec<PacketOutcome>> = [false, true]
+            .iter()
+            .map(|&trace| {
+                let mut m = Machine::new(&module);
+                m.trace = trace;
+                let Some(scu) = m.scu_by_name("incast_firewall") else {
+                    panic!("no scu")
+                };
+                for (i, (src, len, dst, mask, proto, ports, action, args)) in
+                    rows.iter().enumerate()
+                {
+                    let keys = [
+                        KeyMatch::Lpm(c(*src), *len),
+                        KeyMatch::Ternary(c(*dst), c(*mask)),
+                        proto.map_or(KeyMatch::Any, |p| KeyMatch::Ternary(c(p), c(0xff))),
+                        KeyMatch::Range(c(ports.0), c(ports.1)),
+                    ];
+                    let args: Vec<num_bigint::BigUint> = args.iter().map(|a| (*a).into()).collect();
+                    if let Err(e) = m.add_entry(scu, "acl", &keys, action, &args, 10 + i as u64) {
+                        panic!("{e}");
+                    }
+                }
+                (0..200u32)
+                    .map(|i| {
+                        let mut p = packet(
+                            64 + (i as usize % 7) * 40,
+                            true,
+                            [6, 17, 1][i as usize % 3],
+                            0,
+                        );
+                        p[26..30].copy_from_slice(&[10, (i % 4) as u8, (i % 3) as u8, i as u8]);
+                        p[30..34].copy_from_slice(&[10, 2 + (i % 2) as u8, 0, 1]);
+                        p[36..38].copy_from_slice(&((i % 120) as u16).to_be_bytes());
+                        let mut o = m.process_packet(scu, &p, 0, u64::from(i) * 1_000);
+                        o.trace.clear();
+                        o
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(outcomes[0], outcomes[1]);
+        let dropped = outcomes[0].iter().filter(|o| o.dropped.is_some()).count();
+        assert!(
+            dropped > 0 && dropped < 200,
+            "{dropped} dropped: the entries must matter"
+        );
+    }
 }

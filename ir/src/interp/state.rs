@@ -33,6 +33,17 @@ impl KeyTest {
         }
     }
 
+    /// [`KeyTest::matches`] of a key of at most 128 bits given as its value.
+    #[inline]
+    pub(crate) fn matches_value(&self, x: u128) -> bool {
+        match self {
+            KeyTest::Exact(v) => v.to_u128() == x && v.width() <= 128,
+            KeyTest::Masked(v, m, _) => x & m.to_u128() == v.to_u128() & m.to_u128(),
+            KeyTest::Range(lo, hi) => lo.to_u128() <= x && x <= hi.to_u128(),
+            KeyTest::Any => true,
+        }
+    }
+
     /// The number of significant bits (prefix length of an lpm test).
     pub(crate) fn prefix(&self) -> u32 {
         match self {
@@ -232,6 +243,34 @@ impl TableState {
     /// The entry at a position [`TableState::find`] gave.
     pub fn entry(&self, i: usize) -> Option<&RtEntry> {
         self.entries.get(i)
+    }
+
+    /// [`TableState::find`] of a priority or longest-prefix table whose keys are at most 64 bits
+    /// each, given as their values (no [`Bits`] to build). `None` for an exact table: its index
+    /// is keyed by `Bits`.
+    #[inline]
+    pub fn find_values(&mut self, key: &[u128]) -> Option<Option<usize>> {
+        if self.strategy == Strategy::Exact {
+            return None;
+        }
+        if self.dirty {
+            self.classifier = super::classify::Classifier::build(&self.entries, &self.widths);
+            self.dirty = false;
+        }
+        let entries = &self.entries;
+        let full = |i: usize| {
+            let tests = entries.get(i).map_or(&[][..], |e| &e.keys);
+            tests.iter().zip(key).all(|(t, x)| t.matches_value(*x))
+        };
+        let found = match &self.classifier {
+            Some(c) => c.lookup(key, full),
+            None => (0..entries.len()).find(|i| full(*i)),
+        };
+        match found {
+            Some(_) => self.hits += 1,
+            None => self.misses += 1,
+        }
+        Some(found)
     }
 
     /// The first entry in search order matching `key` (classifier, or a scan for wide keys).

@@ -218,9 +218,16 @@ impl Code {
 pub(crate) struct TableCode {
     /// One closure per key, in order.
     pub keys: Vec<Scalar>,
+    /// The same keys as narrow closures, when the table is searched (not exact-only), every key
+    /// is narrow (at most [`MAX_NARROW_KEYS`] of them) and the key body has no frame to enter:
+    /// they are then looked up by value, without a `Bits` per key.
+    pub narrow: Option<Vec<narrow::Narrow>>,
     /// The key body's frame.
     pub shape: FrameShape,
 }
+
+/// The most keys a table may have to be looked up by value.
+pub(crate) const MAX_NARROW_KEYS: usize = 8;
 
 /// The compiled code of an scu.
 #[derive(Default)]
@@ -307,9 +314,21 @@ fn scu_code(module: &Module, s: &Scu) -> ScuCode {
             .map(|t| {
                 let mut c = Compiler::new(module, &t.key_body, Some(s));
                 let keys = t.keys.iter().map(|k| c.scalar(k.expr)).collect();
+                let shape = c.shape();
+                // Exact tables are indexed by `Bits` (`TableState::find_values` refuses them).
+                let searched = t
+                    .keys
+                    .iter()
+                    .any(|k| k.kind != crate::program::MatchKind::Exact);
+                let narrow = (searched
+                    && t.keys.len() <= MAX_NARROW_KEYS
+                    && shape.is_empty()
+                    && t.keys.iter().all(|k| c.is_narrow(k.expr)))
+                .then(|| t.keys.iter().map(|k| c.narrow(k.expr)).collect());
                 TableCode {
                     keys,
-                    shape: c.shape(),
+                    narrow,
+                    shape,
                 }
             })
             .collect(),

@@ -291,6 +291,17 @@ fn apply(cx: &mut Cx<'_>, t: TableId, slot: Option<usize>, above: (usize, usize)
     let (Some(table_code), Some(table)) = (code.tables.get(t.index()), def.tables.get(t)) else {
         return Ok(0);
     };
+    if let (Some(narrow), None) = (&table_code.narrow, &cx.effects.trace) {
+        let mut values = [0u128; super::MAX_NARROW_KEYS];
+        for (v, key) in values.iter_mut().zip(narrow) {
+            *v = u128::from(key(cx));
+        }
+        let values = values.get(..narrow.len()).unwrap_or(&[]);
+        if let Some(position) = lookup_values(cx, t, slot, values) {
+            run_chosen(cx, table, position, slot, above)?;
+            return Ok(position);
+        }
+    }
     let start = cx.frames.scalars.len();
     let push_keys = |cx: &mut Cx<'_>| -> R<()> {
         for key in &table_code.keys {
@@ -327,19 +338,50 @@ fn apply(cx: &mut Cx<'_>, t: TableId, slot: Option<usize>, above: (usize, usize)
         cx.effects.trace(|| line);
     }
     cx.frames.scalars.truncate(start);
-    if let Some(&action) = table.actions.get(position as usize) {
-        let abase = cx.abase;
-        run_action(cx, action, above, |frames, base, shape| {
-            let Frames {
-                values, applies, ..
-            } = frames;
-            let args = slot
-                .and_then(|s| applies.get(abase + s))
-                .map_or(&[][..], |a| &a.args);
-            set_params(shape, values, base, args);
-        })?;
-    }
+    run_chosen(cx, table, position, slot, above)?;
     Ok(position)
+}
+
+/// Runs the action at `position` of `table`, its data from application slot `slot`.
+fn run_chosen(
+    cx: &mut Cx<'_>,
+    table: &crate::program::Table,
+    position: u32,
+    slot: Option<usize>,
+    above: (usize, usize),
+) -> R<()> {
+    let Some(&action) = table.actions.get(position as usize) else {
+        return Ok(());
+    };
+    let abase = cx.abase;
+    run_action(cx, action, above, |frames, base, shape| {
+        let Frames {
+            values, applies, ..
+        } = frames;
+        let args = slot
+            .and_then(|s| applies.get(abase + s))
+            .map_or(&[][..], |a| &a.args);
+        set_params(shape, values, base, args);
+    })
+}
+
+/// [`lookup`] of keys given as values (see [`super::TableCode::narrow`]); `None` when the table
+/// is looked up by `Bits` (an exact table), and nothing was recorded.
+fn lookup_values(cx: &mut Cx<'_>, t: TableId, slot: Option<usize>, keys: &[u128]) -> Option<u32> {
+    let Cx {
+        scu, frames, abase, ..
+    } = cx;
+    let state = scu.as_mut().and_then(|s| s.rt.tables.get_mut(t.index()))?;
+    let found = state.find_values(keys)?.and_then(|i| state.entry(i));
+    let (position, args) = match found {
+        Some(entry) => (entry.action, &entry.args),
+        None => (state.default.0, &state.default.1),
+    };
+    if let Some(applied) = slot.and_then(|s| frames.applies.get_mut(*abase + s)) {
+        applied.action = Some(position);
+        applied.args.clone_from(args);
+    }
+    Some(position)
 }
 
 /// Looks up the keys at `frames.scalars[start..]` in table `t` and records the result in
