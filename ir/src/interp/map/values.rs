@@ -22,9 +22,11 @@ const MAX_LEAF: u32 = 64;
 /// The values of a map, by slot. See the [module documentation](self).
 #[derive(Clone, Debug)]
 pub(super) enum Values {
-    /// `stride` words per slot, leaf by leaf; `shape` is the value type's zero.
+    /// `stride` words per slot, leaf by leaf; `shape` is the value type's zero, `simple` its
+    /// kind when it is an aggregate of scalars only.
     Flat {
         shape: Value,
+        simple: Option<u8>,
         widths: Box<[u32]>,
         words: Vec<u64>,
     },
@@ -47,37 +49,112 @@ fn leaves(v: &Value, widths: &mut Vec<u32>) -> bool {
     }
 }
 
-/// Writes the leaves of `v` into `words` from `at`, checking each against its width in
-/// `widths`; the position after them, or `None` when `v` does not have the store's shape (some of
-/// its leaves may have been written then).
-fn store(v: &Value, words: &mut [u64], widths: &[u32], at: usize) -> Option<usize> {
+/// The items of an aggregate value, with its kind (`None` for a scalar or nothing).
+fn items(v: &Value) -> Option<(u8, &[Value])> {
     match v {
-        Value::Bits(b) => {
-            if widths.get(at) != Some(&b.width()) {
-                return None;
-            }
-            *words.get_mut(at)? = b.to_u64();
-            Some(at + 1)
-        }
-        Value::Struct(items) | Value::Array(items) | Value::Tuple(items) => items
-            .iter()
-            .try_fold(at, |at, i| store(i, words, widths, at)),
+        Value::Struct(items) => Some((0, items)),
+        Value::Array(items) => Some((1, items)),
+        Value::Tuple(items) => Some((2, items)),
         _ => None,
     }
 }
 
-/// Sets the leaves of `out` from `words` from `at`; the position after them, or `None` when `out`
-/// does not have the store's shape (some leaves may have been set then).
-fn load(out: &mut Value, words: &[u64], widths: &[u32], at: usize) -> Option<usize> {
-    match out {
-        Value::Bits(b) => {
-            *b = Bits::from_u64(*widths.get(at)?, *words.get(at)?);
+/// The items of an aggregate value to write, with its kind.
+fn items_mut(v: &mut Value) -> Option<(u8, &mut [Value])> {
+    match v {
+        Value::Struct(items) => Some((0, items)),
+        Value::Array(items) => Some((1, items)),
+        Value::Tuple(items) => Some((2, items)),
+        _ => None,
+    }
+}
+
+/// The kind of `shape` when it is an aggregate of scalars only (the common map value, a struct of
+/// counters and times), whose values [`store_simple`] and [`load_simple`] copy in one loop.
+fn simple_kind(shape: &Value) -> Option<u8> {
+    let (kind, parts) = items(shape)?;
+    parts
+        .iter()
+        .all(|p| matches!(p, Value::Bits(_)))
+        .then_some(kind)
+}
+
+/// [`store`] of a value of a simple shape (see [`simple_kind`]): `None` when `v` is not of it.
+#[inline]
+fn store_simple(v: &Value, kind: u8, widths: &[u32], words: &mut [u64]) -> Option<()> {
+    let (k, items) = items(v)?;
+    if k != kind || items.len() != widths.len() || words.len() != widths.len() {
+        return None;
+    }
+    for ((item, word), &width) in items.iter().zip(words.iter_mut()).zip(widths) {
+        match item {
+            Value::Bits(b) if b.width() == width => *word = b.to_u64(),
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// [`load`] into `out` of a simple shape (see [`simple_kind`]): `None` (nothing set) when `out`
+/// is not of it.
+#[inline]
+fn load_simple(out: &mut Value, kind: u8, widths: &[u32], words: &[u64]) -> Option<()> {
+    let (k, items) = items_mut(out)?;
+    let fits = k == kind
+        && items.len() == widths.len()
+        && items.iter().all(|i| matches!(i, Value::Bits(_)));
+    if !fits {
+        return None;
+    }
+    for ((item, &word), &width) in items.iter_mut().zip(words).zip(widths) {
+        if let Value::Bits(b) = item {
+            *b = Bits::from_u64(width, word);
+        }
+    }
+    Some(())
+}
+
+/// Writes the leaves of `v` into `words` from `at`, walking `shape` beside it; the position after
+/// them, or `None` when `v` is not of the shape (kinds, lengths and widths; some of its leaves may
+/// have been written then).
+fn store(v: &Value, shape: &Value, words: &mut [u64], at: usize) -> Option<usize> {
+    match (v, shape) {
+        (Value::Bits(b), Value::Bits(s)) if b.width() == s.width() => {
+            *words.get_mut(at)? = b.to_u64();
             Some(at + 1)
         }
-        Value::Struct(items) | Value::Array(items) | Value::Tuple(items) => items
-            .iter_mut()
-            .try_fold(at, |at, i| load(i, words, widths, at)),
-        _ => None,
+        _ => {
+            let ((kind, items), (want, parts)) = (items(v)?, items(shape)?);
+            if kind != want || items.len() != parts.len() {
+                return None;
+            }
+            items
+                .iter()
+                .zip(parts)
+                .try_fold(at, |at, (i, p)| store(i, p, words, at))
+        }
+    }
+}
+
+/// Sets the leaves of `out` from `words` from `at`, walking `shape` beside it; the position after
+/// them, or `None` when `out` is not of the shape (kinds and lengths; some leaves may have been set
+/// then).
+fn load(out: &mut Value, shape: &Value, words: &[u64], at: usize) -> Option<usize> {
+    match (out, shape) {
+        (Value::Bits(b), Value::Bits(s)) => {
+            *b = Bits::from_u64(s.width(), *words.get(at)?);
+            Some(at + 1)
+        }
+        (out, shape) => {
+            let ((kind, items), (want, parts)) = (items_mut(out)?, items(shape)?);
+            if kind != want || items.len() != parts.len() {
+                return None;
+            }
+            items
+                .iter_mut()
+                .zip(parts)
+                .try_fold(at, |at, (i, p)| load(i, p, words, at))
+        }
     }
 }
 
@@ -88,6 +165,7 @@ impl Values {
         match zero {
             Some(z) if leaves(z, &mut widths) => Values::Flat {
                 shape: z.clone(),
+                simple: simple_kind(z),
                 widths: widths.into(),
                 words: Vec::new(),
             },
@@ -105,10 +183,17 @@ impl Values {
 
     /// Writes slot `i`.
     pub fn write(&mut self, i: usize, value: &Value) {
-        if let Values::Flat { widths, words, .. } = self {
+        if let Values::Flat {
+            shape,
+            simple,
+            widths,
+            words,
+        } = self
+        {
             let stride = widths.len();
             if let Some(slot) = words.get_mut(i * stride..(i + 1) * stride) {
-                if store(value, slot, widths, 0) == Some(stride) {
+                let simple = simple.and_then(|k| store_simple(value, k, widths, slot));
+                if simple.is_some() || store(value, shape, slot, 0) == Some(stride) {
                     return;
                 }
             }
@@ -127,6 +212,7 @@ impl Values {
         match self {
             Values::Flat {
                 shape,
+                simple,
                 widths,
                 words,
             } => {
@@ -134,9 +220,15 @@ impl Values {
                 let Some(slot) = words.get(i * stride..(i + 1) * stride) else {
                     return;
                 };
-                if load(out, slot, widths, 0) != Some(stride) {
+                if simple
+                    .and_then(|k| load_simple(out, k, widths, slot))
+                    .is_some()
+                {
+                    return;
+                }
+                if load(out, shape, slot, 0) != Some(stride) {
                     out.clone_from(shape);
-                    load(out, slot, widths, 0);
+                    load(out, shape, slot, 0);
                 }
             }
             Values::Boxed(values) => {
@@ -219,6 +311,31 @@ mod tests {
         let mut out = b(8, 3);
         v.read_into(1, &mut out);
         assert_eq!(out, stats(7, 1 << 40, u64::MAX), "a local of another shape");
+    }
+
+    /// A struct of one struct of two fields and a struct of two fields have the same leaves: the
+    /// shape decides, not the number of leaves.
+    #[test]
+    fn nesting_counts_as_much_as_the_leaves() {
+        let nested = |a, c| Value::Struct(vec![Value::Struct(vec![b(8, a), b(8, c)])]);
+        let mut v = Values::for_values(Some(&nested(0, 0)));
+        v.push();
+        v.write(0, &nested(1, 2));
+        let mut stale = Value::Struct(vec![b(8, 5), b(8, 6)]);
+        v.read_into(0, &mut stale);
+        assert_eq!(
+            stale,
+            nested(1, 2),
+            "a stale local of another nesting is reshaped"
+        );
+        v.push();
+        let flat = Value::Struct(vec![b(8, 3), b(8, 4)]);
+        v.write(1, &flat);
+        assert!(
+            matches!(v, Values::Boxed(_)),
+            "a value of another nesting is kept whole"
+        );
+        assert_eq!((v.read(0), v.read(1)), (nested(1, 2), flat));
     }
 
     #[test]
