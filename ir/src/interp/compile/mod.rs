@@ -26,6 +26,7 @@ mod place;
 mod scalar;
 mod state;
 mod stmt;
+mod update;
 
 pub(crate) use effect::emit;
 pub(crate) use parser::{Parsed, ParserCode};

@@ -167,6 +167,9 @@ impl Nested {
 impl Compiler<'_> {
     /// `place = value`.
     pub fn assign(&mut self, place: &Place, value: ExprId) -> Step {
+        if let Some(step) = self.update_in_place(place, value) {
+            return step;
+        }
         match place {
             Place::Local(l) => self.assign_local(l.index(), value),
             Place::Csr(c) if self.is_narrow(value) => {
