@@ -91,6 +91,7 @@ impl Compiler<'_> {
                 field,
             } => self.located(*inst, *field).is_some(),
             Expr::HeaderValid { index: None, .. } => true,
+            Expr::ActionData { apply, .. } => self.apply_slot(*apply).is_some(),
             Expr::Field { .. } => self.field_chain(id).is_some(),
             Expr::Slice { base, .. } | Expr::Unary(_, base) => self.is_narrow(*base),
             // `&&` and `||` too: a narrow operand has no effect and cannot stop, so evaluating
@@ -144,6 +145,22 @@ impl Compiler<'_> {
                 })
             }
             Expr::Packet(f) => packet_field(*f),
+            Expr::ActionData {
+                apply,
+                action,
+                param,
+            } => {
+                let (slot, action, param) = (self.apply_slot(*apply), *action, *param as usize);
+                Box::new(move |cx| {
+                    let applied = slot.and_then(|s| cx.frames.applies.get(cx.abase + s));
+                    match applied {
+                        Some(a) if a.action == Some(action) => {
+                            a.args.get(param).map_or(0, Bits::to_u64)
+                        }
+                        _ => 0,
+                    }
+                })
+            }
             Expr::Field { .. } => self.narrow_field(id),
             Expr::Slice { base, hi, lo } => {
                 let (base, lo, m) = (self.narrow(*base), *lo, mask(width));

@@ -49,14 +49,10 @@ impl Compiler<'_> {
                 })
             }
             Expr::MeterExceeds(m, index, len) => {
-                let m = m.index();
-                let index = index.map(|e| self.scalar(e));
+                let (m, index) = (m.index(), self.index(*index));
                 let len = self.scalar(*len);
                 Box::new(move |cx| {
-                    let i = match &index {
-                        Some(e) => e(cx)?.to_u128() as usize,
-                        None => 0,
-                    };
+                    let i = index(cx)?;
                     let len = len(cx)?.to_u64();
                     let now = cx.now_ns;
                     let bucket = cx
