@@ -97,52 +97,17 @@ impl Compiler<'_> {
             Expr::Packet(f) => packet_field(*f),
             Expr::Beat(f) => beat_field(*f),
             Expr::FlowId => Box::new(move |cx| Ok(Bits::from_u64(width, cx.flow_id))),
-            Expr::CcState(s) => {
-                let s = *s;
-                Box::new(move |cx| {
-                    Ok(cx
-                        .cc_state(s)
-                        .map_or_else(|| Bits::zero(1), |v| v.bits().clone()))
-                })
-            }
-            Expr::CcParam(p) => {
-                let p = p.index();
-                Box::new(move |cx| {
-                    let param = cx.cc.as_ref().and_then(|c| c.params.get(p));
-                    Ok(param.cloned().unwrap_or_else(|| Bits::zero(width)))
-                })
-            }
+            Expr::CcState(s) => cc_state(*s),
+            Expr::CcParam(p) => cc_param(p.index(), width),
             Expr::Field { .. } | Expr::Index { .. } => self.part_scalar(id),
-            Expr::Slice { base, hi, lo } => {
-                let (base, hi, lo) = (self.scalar(*base), *hi, *lo);
-                Box::new(move |cx| Ok(base(cx)?.slice(hi, lo)))
-            }
-            Expr::SliceDyn { base, lo, width } => {
-                let (base, lo, w) = (self.scalar(*base), self.scalar(*lo), *width);
-                Box::new(move |cx| {
-                    let b = base(cx)?;
-                    let lo = lo(cx)?.to_u128() as u32;
-                    Ok(b.slice(lo.wrapping_add(w).wrapping_sub(1), lo))
-                })
-            }
+            Expr::Slice { .. } | Expr::SliceDyn { .. } => self.slice(id),
             Expr::Unary(op, a) => {
                 let (op, ty, a) = (*op, self.ty(*a).clone(), self.scalar(*a));
                 Box::new(move |cx| Ok(ops::unary(op, &ty, &a(cx)?)))
             }
             Expr::Binary(op, l, r) => self.binary(*op, *l, *r, id),
             Expr::Cast(inner) => self.cast(*inner, id),
-            Expr::Intrinsic(which, args) => {
-                let (which, ty) = (*which, self.ty(id).clone());
-                let args: Vec<Scalar> = args.iter().map(|a| self.scalar(*a)).collect();
-                Box::new(move |cx| {
-                    let mut values = [Bits::zero(32), Bits::zero(32), Bits::zero(32)];
-                    for (v, a) in values.iter_mut().zip(&args) {
-                        *v = a(cx)?;
-                    }
-                    let n = args.len().min(values.len());
-                    Ok(intrinsics::call(which, &ty, &values[..n]))
-                })
-            }
+            Expr::Intrinsic(which, args) => self.intrinsic(*which, args, id),
             Expr::Lookahead(n) => lookahead(*n),
             Expr::MapGet(..)
             | Expr::MapContains(..)
@@ -161,6 +126,39 @@ impl Compiler<'_> {
                 Box::new(move |cx| Ok(v(cx)?.into_bits()))
             }
         }
+    }
+
+    /// A slice, of constant or computed bounds.
+    fn slice(&mut self, id: ExprId) -> Scalar {
+        match &self.body.exprs[id] {
+            Expr::Slice { base, hi, lo } => {
+                let (base, hi, lo) = (self.scalar(*base), *hi, *lo);
+                Box::new(move |cx| Ok(base(cx)?.slice(hi, lo)))
+            }
+            Expr::SliceDyn { base, lo, width } => {
+                let (base, lo, w) = (self.scalar(*base), self.scalar(*lo), *width);
+                Box::new(move |cx| {
+                    let b = base(cx)?;
+                    let lo = lo(cx)?.to_u128() as u32;
+                    Ok(b.slice(lo.wrapping_add(w).wrapping_sub(1), lo))
+                })
+            }
+            _ => Box::new(|_| Ok(Bits::zero(1))),
+        }
+    }
+
+    /// A call of an intrinsic (hashes, checksums, min/max…): its arguments, then the call.
+    fn intrinsic(&mut self, which: crate::body::Intrinsic, args: &[ExprId], id: ExprId) -> Scalar {
+        let ty = self.ty(id).clone();
+        let args: Vec<Scalar> = args.iter().map(|a| self.scalar(*a)).collect();
+        Box::new(move |cx| {
+            let mut values = [Bits::zero(32), Bits::zero(32), Bits::zero(32)];
+            for (v, a) in values.iter_mut().zip(&args) {
+                *v = a(cx)?;
+            }
+            let n = args.len().min(values.len());
+            Ok(intrinsics::call(which, &ty, &values[..n]))
+        })
     }
 
     /// The element index of a header stack access (0 for plain instances).
@@ -274,6 +272,23 @@ impl Compiler<'_> {
             }),
         }
     }
+}
+
+/// A per-flow state variable of the running cc.
+fn cc_state(s: CcStateId) -> Scalar {
+    Box::new(move |cx| {
+        Ok(cx
+            .cc_state(s)
+            .map_or_else(|| Bits::zero(1), |v| v.bits().clone()))
+    })
+}
+
+/// Parameter `p` of the running cc (of `width` bits).
+fn cc_param(p: usize, width: u32) -> Scalar {
+    Box::new(move |cx| {
+        let param = cx.cc.as_ref().and_then(|c| c.params.get(p));
+        Ok(param.cloned().unwrap_or_else(|| Bits::zero(width)))
+    })
 }
 
 fn packet_field(f: PacketField) -> Scalar {

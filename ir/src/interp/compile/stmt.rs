@@ -55,23 +55,7 @@ impl Compiler<'_> {
                 let run = self.eval(*e);
                 Box::new(move |cx| flow(run(cx)))
             }
-            Stmt::If(cond, then, otherwise) if self.is_narrow(*cond) => {
-                let (cond, then, otherwise) =
-                    (self.narrow(*cond), self.block(then), self.block(otherwise));
-                Box::new(move |cx| match cond(cx) {
-                    0 => otherwise.run(cx),
-                    _ => then.run(cx),
-                })
-            }
-            Stmt::If(cond, then, otherwise) => {
-                let (cond, then, otherwise) =
-                    (self.scalar(*cond), self.block(then), self.block(otherwise));
-                Box::new(move |cx| match cond(cx) {
-                    Ok(c) if !c.is_zero() => then.run(cx),
-                    Ok(_) => otherwise.run(cx),
-                    Err(_) => Flow::Stop,
-                })
-            }
+            Stmt::If(cond, then, otherwise) => self.if_(*cond, then, otherwise),
             Stmt::Switch { on, cases, default } => {
                 let patterns: Vec<&[Pattern]> =
                     cases.iter().map(|c| c.patterns.as_slice()).collect();
@@ -133,6 +117,24 @@ impl Compiler<'_> {
             }),
             other => self.effect(other),
         }
+    }
+
+    /// `if cond { then } else { otherwise }`.
+    fn if_(&mut self, cond: ExprId, then: &IrBlock, otherwise: &IrBlock) -> Step {
+        if self.is_narrow(cond) {
+            let (cond, then, otherwise) =
+                (self.narrow(cond), self.block(then), self.block(otherwise));
+            return Box::new(move |cx| match cond(cx) {
+                0 => otherwise.run(cx),
+                _ => then.run(cx),
+            });
+        }
+        let (cond, then, otherwise) = (self.scalar(cond), self.block(then), self.block(otherwise));
+        Box::new(move |cx| match cond(cx) {
+            Ok(c) if !c.is_zero() => then.run(cx),
+            Ok(_) => otherwise.run(cx),
+            Err(_) => Flow::Stop,
+        })
     }
 
     /// `let`: a scalar into its slot, `map.get` of an aggregate copied into the slot's storage,
