@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `scenicc sim`.
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct SimArgs {
     /// The program: a `.sn` file, or a `.p4` program (v1model or Vitis Networking P4, the subset of
     /// docs/p4.md).
@@ -188,8 +188,15 @@ impl<'a> Outputs<'a> {
         };
         if !self.ports.contains_key(&port) {
             self.make_dir()?;
-            let file = PcapFile::create(dir.join(port_file(self.module, port)))?;
-            self.ports.insert(port, file);
+            let path = dir.join(port_file(self.module, port));
+            if self.out_path == Some(path.as_path()) {
+                // Two writers on one file would interleave their records into garbage.
+                return Err(format!(
+                    "`--out {}` is also a file `--out-dir` writes: choose another name",
+                    path.display()
+                ));
+            }
+            self.ports.insert(port, PcapFile::create(path)?);
         }
         match self.ports.get_mut(&port) {
             Some(file) => file.write(ts_ns, data),
@@ -516,6 +523,22 @@ mod tests {
         assert_eq!(run(&args, &quiet(), false), ExitCode::from(EXIT_ERRORS));
         assert!(!dir.path().join("out.pcap").exists());
         assert!(!dir.path().join("per-port").exists());
+    }
+
+    /// `--out` naming a file of `--out-dir` would have two writers interleave their records.
+    #[test]
+    fn an_out_that_is_also_a_port_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let input = dir.path().join("in.pcap");
+        // Not IPv4: the firewall passes it to the host.
+        std::fs::write(&input, pcap_bytes(&[vec![0u8; 60]])).unwrap_or_else(|e| panic!("{e}"));
+        let mut args = args("firewall.sn", &input, dir.path());
+        std::fs::create_dir(dir.path().join("per-port")).unwrap_or_else(|e| panic!("{e}"));
+        args.out = Some(dir.path().join("per-port").join("host.pcap"));
+        assert_eq!(run(&args, &quiet(), false), ExitCode::from(EXIT_USAGE));
+        let mut elsewhere = args.clone();
+        elsewhere.out = Some(dir.path().join("out.pcap"));
+        assert_eq!(run(&elsewhere, &quiet(), false), ExitCode::SUCCESS);
     }
 
     #[test]
