@@ -46,8 +46,11 @@ impl Compiler<'_> {
         let (root, fields) = self.same_place(place, lhs)?;
         let k = ops::kernel(op, self.ty(value));
         let (wl, wr) = (self.width(lhs), self.width(rhs));
-        let r = self.narrow(rhs);
-        Some(step(root, fields.into(), k, (wl, wr), r))
+        let r = match &self.body.exprs[rhs] {
+            Expr::Const(c) => Operand::Const(Bits::from_biguint(wr, &c.0).to_u64()),
+            _ => Operand::Code(self.narrow(rhs)),
+        };
+        Some(specialized(root, fields.into(), k, (wl, wr), r))
     }
 
     /// The root and fields of `place` when `read` reads exactly it (and it is a CSR or a chain
@@ -77,8 +80,41 @@ impl Compiler<'_> {
     }
 }
 
+/// The right operand of an update.
+enum Operand {
+    Const(u64),
+    Code(Narrow),
+}
+
+/// [`step`] with the kernels and operands updates use most compiled each into code of its own
+/// (the kernel a constant, so [`binary`] folds to its one operation).
+fn specialized(root: Root, fields: Box<[u32]>, k: Kernel, w: (u32, u32), r: Operand) -> Step {
+    macro_rules! each {
+        ($k:expr) => {
+            match r {
+                Operand::Const(b) => step(root, fields, $k, w, move |_| b),
+                Operand::Code(r) => step(root, fields, $k, w, move |cx| r(cx)),
+            }
+        };
+    }
+    match k {
+        Kernel::Add => each!(Kernel::Add),
+        Kernel::Sub => each!(Kernel::Sub),
+        Kernel::SatAdd => each!(Kernel::SatAdd),
+        Kernel::Or => each!(Kernel::Or),
+        Kernel::And => each!(Kernel::And),
+        k => each!(k),
+    }
+}
+
 /// The update of the scalar at `fields` of `root` by kernel `k` with operand `r`.
-fn step(root: Root, fields: Box<[u32]>, k: Kernel, (wl, wr): (u32, u32), r: Narrow) -> Step {
+fn step(
+    root: Root,
+    fields: Box<[u32]>,
+    k: Kernel,
+    (wl, wr): (u32, u32),
+    r: impl Fn(&mut Cx<'_>) -> u64 + Send + Sync + 'static,
+) -> Step {
     Box::new(move |cx| {
         let b = r(cx);
         if let Some(bits) = place(cx, root, &fields) {
