@@ -240,9 +240,9 @@ fn run_packet(cx: &mut Cx<'_>, def: &Scu, code: &ScuCode, reason: &mut String) -
     }
 }
 
-/// Runs a body if there is one.
+/// Runs a body if there is one (an empty one, `control { }`, has nothing to run).
 fn run(cx: &mut Cx<'_>, code: &Option<Code>, args: &[Value]) {
-    if let Some(code) = code {
+    if let Some(code) = code.as_ref().filter(|c| !c.block.is_empty()) {
         code.run_top(cx, args);
     }
 }
