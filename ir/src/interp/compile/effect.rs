@@ -162,13 +162,7 @@ fn extracted(cx: &mut Cx<'_>, inst: InstId, r: Option<Result<usize, &'static str
         None => Flow::Next,
         Some(Ok(bits)) => {
             if cx.effects.trace.is_some() {
-                let name = cx
-                    .scu
-                    .as_ref()
-                    .and_then(|s| s.def.instances.get(inst))
-                    .map_or_else(String::new, |i| i.name.clone());
-                cx.effects
-                    .trace(|| format!("extract {name} ({} bytes)", bits / 8));
+                trace_extraction(cx, inst, bits);
             }
             Flow::Next
         }
@@ -177,6 +171,19 @@ fn extracted(cx: &mut Cx<'_>, inst: InstId, r: Option<Result<usize, &'static str
             Flow::Stop
         }
     }
+}
+
+/// The trace line of an extraction (kept out of the extraction's code: tracing is rare).
+#[cold]
+#[inline(never)]
+fn trace_extraction(cx: &mut Cx<'_>, inst: InstId, bits: usize) {
+    let name = cx
+        .scu
+        .as_ref()
+        .and_then(|s| s.def.instances.get(inst))
+        .map_or_else(String::new, |i| i.name.clone());
+    cx.effects
+        .trace(|| format!("extract {name} ({} bytes)", bits / 8));
 }
 
 /// Appends a valid header (each valid element of a stack) to the output being deparsed.
