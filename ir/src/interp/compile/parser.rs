@@ -99,12 +99,7 @@ impl ParserCode {
                 return Parsed::Rejected(no_match);
             };
             if cx.effects.trace.is_some() {
-                let name = def
-                    .parser
-                    .as_ref()
-                    .map_or("", |p| p.states[state].name.as_str());
-                let line = format!("state {name}");
-                cx.effects.trace(|| line);
+                trace_state(cx, def, state);
             }
             let flow = s.block.run(cx);
             if let Some(err) = cx.parse_error.take() {
@@ -132,9 +127,7 @@ impl ParserCode {
                 Target::Accept => return Parsed::Accepted,
                 Target::Reject(e) => {
                     if cx.effects.trace.is_some() {
-                        let name = def.errors.get(e).map_or("", String::as_str);
-                        let line = format!("reject {name}");
-                        cx.effects.trace(|| line);
+                        trace_reject(cx, def, e);
                     }
                     return Parsed::Rejected(e);
                 }
@@ -143,4 +136,26 @@ impl ParserCode {
         }
         Parsed::Rejected(no_match)
     }
+}
+
+/// The trace line of entering `state` (kept out of the parser's loop: tracing is rare).
+#[cold]
+#[inline(never)]
+fn trace_state(cx: &mut Cx<'_>, def: &Scu, state: StateId) {
+    let name = def
+        .parser
+        .as_ref()
+        .and_then(|p| p.states.get(state))
+        .map_or("", |s| s.name.as_str());
+    let line = format!("state {name}");
+    cx.effects.trace(|| line);
+}
+
+/// The trace line of a rejection with `e`.
+#[cold]
+#[inline(never)]
+fn trace_reject(cx: &mut Cx<'_>, def: &Scu, e: ErrorId) {
+    let name = def.errors.get(e).map_or("", String::as_str);
+    let line = format!("reject {name}");
+    cx.effects.trace(|| line);
 }

@@ -317,25 +317,43 @@ fn apply(cx: &mut Cx<'_>, t: TableId, slot: Option<usize>, above: (usize, usize)
     }
     let (position, hit) = lookup(cx, t, slot, start);
     if cx.effects.trace.is_some() {
-        let keys: Vec<String> = cx.frames.scalars[start..]
-            .iter()
-            .map(|k| format!("{k}"))
-            .collect();
-        let action = table.actions.get(position as usize);
-        let name = action
-            .and_then(|a| def.actions.get(*a))
-            .map_or("", |a| a.name.as_str());
-        let line = format!(
-            "table {} key ({}) {} -> {name}",
-            table.name,
-            keys.join(", "),
-            if hit { "hit" } else { "miss" }
-        );
-        cx.effects.trace(|| line);
+        trace_lookup(cx, (def, table), start, position, hit);
     }
     cx.frames.scalars.truncate(start);
     run_chosen(cx, table, position, slot, above)?;
     Ok(position)
+}
+
+/// The trace line of a lookup of `table` (of scu `def`) with the keys at `frames.scalars[start..]`
+/// (kept out of the application's code: tracing is rare).
+#[cold]
+#[inline(never)]
+fn trace_lookup(
+    cx: &mut Cx<'_>,
+    (def, table): (&crate::program::Scu, &crate::program::Table),
+    start: usize,
+    position: u32,
+    hit: bool,
+) {
+    let keys: Vec<String> = cx
+        .frames
+        .scalars
+        .get(start..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|k| format!("{k}"))
+        .collect();
+    let action = table.actions.get(position as usize);
+    let name = action
+        .and_then(|a| def.actions.get(*a))
+        .map_or("", |a| a.name.as_str());
+    let line = format!(
+        "table {} key ({}) {} -> {name}",
+        table.name,
+        keys.join(", "),
+        if hit { "hit" } else { "miss" }
+    );
+    cx.effects.trace(|| line);
 }
 
 /// Runs the action at `position` of `table`, its data from application slot `slot`.
