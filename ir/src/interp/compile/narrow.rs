@@ -37,6 +37,16 @@ pub(crate) fn mask(w: u32) -> u64 {
     u64::MAX.checked_shr(64u32.saturating_sub(w)).unwrap_or(0)
 }
 
+/// The mask of a slice `[hi:lo]`: its `hi - lo + 1` bits, as [`Bits::slice`] takes them (none when
+/// `hi < lo`).
+#[inline]
+fn slice_mask(hi: u32, lo: u32) -> u64 {
+    match hi.checked_sub(lo) {
+        Some(d) => mask(d.saturating_add(1)),
+        None => 0,
+    }
+}
+
 /// The value of a scalar slot as a `u64` (a zero for anything that is not a scalar).
 #[inline]
 fn bits_of(v: &Value) -> u64 {
@@ -163,8 +173,7 @@ impl Compiler<'_> {
             }
             Expr::Field { .. } => self.narrow_field(id),
             Expr::Slice { base, hi, lo } => {
-                let (base, lo, m) = (self.narrow(*base), *lo, mask(width));
-                debug_assert_eq!(hi.wrapping_sub(lo).wrapping_add(1), width);
+                let (base, lo, m) = (self.narrow(*base), *lo, slice_mask(*hi, *lo));
                 Box::new(move |cx| base(cx).checked_shr(lo).unwrap_or(0) & m)
             }
             Expr::Unary(op, a) => {
@@ -217,8 +226,8 @@ impl Compiler<'_> {
                     Ok(Bits::from_u64(width, binary(k, wl, wr, x, b(cx))))
                 })
             }
-            Expr::Slice { base, lo, .. } => {
-                let (base, lo, m) = (self.narrow(*base), *lo, mask(width));
+            Expr::Slice { base, hi, lo } => {
+                let (base, lo, m) = (self.narrow(*base), *lo, slice_mask(*hi, *lo));
                 Box::new(move |cx| {
                     let v = base(cx).checked_shr(lo).unwrap_or(0) & m;
                     Ok(Bits::from_u64(width, v))

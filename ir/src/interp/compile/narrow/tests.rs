@@ -1,4 +1,4 @@
-//! The narrow operators against the [`Bits`] ones: every kernel, cast and slice on random
+//! The narrow operators against the [`Bits`] ones: every kernel, cast and field read on random
 //! operands of every width from 1 to 64 bits, with the edge values (0, 1, all ones, the sign bit)
 //! drawn often.
 
