@@ -15,8 +15,9 @@
 //! the stack has checked it already) and the packet leaves on the pass port; words pushed to outputs
 //! become DMA transfers, batched as the program says.
 //!
-//! [`simulate_into`] hands every packet out, DMA transfer and trace to a sink as it happens, so a
-//! capture of any length runs in constant memory (`scenicc sim` writes its files from the sink);
+//! [`simulate_into`] hands every packet out, DMA transfer and trace to a sink as it happens, so the
+//! simulation keeps nothing per packet (`scenicc sim` writes its files from the sink; the capture's
+//! bytes are the caller's);
 //! [`simulate`] collects them into a [`SimResult`]. Payload cutting is in [`super::payload`].
 
 use super::payload::{self, Payload, TcpSessions};
