@@ -149,6 +149,17 @@ pub enum BinaryOp {
     DivScaled(u32),
 }
 
+impl BinaryOp {
+    /// Whether the operator compares (`==` to `>=`): its result is a bool, not of its operands'
+    /// type.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+}
+
 /// Intrinsic functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Intrinsic {

@@ -377,6 +377,9 @@ pub(crate) struct Compiler<'m> {
     apply_slots: Vec<Option<usize>>,
     /// The number of applications.
     applies: usize,
+    /// What [`Compiler::is_narrow`] found for each expression, by `ExprId` (`None`: not asked yet),
+    /// so that compiling nested trees asks about each node once.
+    narrow: Vec<std::cell::Cell<Option<bool>>>,
 }
 
 impl<'m> Compiler<'m> {
@@ -400,6 +403,7 @@ impl<'m> Compiler<'m> {
             scu,
             apply_slots,
             applies,
+            narrow: vec![std::cell::Cell::new(None); body.exprs.len()],
         }
     }
 
@@ -416,6 +420,17 @@ impl<'m> Compiler<'m> {
     /// The application slot of an `Apply` expression.
     pub fn apply_slot(&self, id: ExprId) -> Option<usize> {
         self.apply_slots.get(id.index()).copied().flatten()
+    }
+
+    /// The kernel of `op` as expression `id` applies it to `lhs`: a comparison is resolved for
+    /// its operands' type, any other operator for its result's.
+    pub fn kernel(&self, op: crate::body::BinaryOp, lhs: ExprId, id: ExprId) -> super::ops::Kernel {
+        let ty = if op.is_comparison() {
+            self.ty(lhs)
+        } else {
+            self.ty(id)
+        };
+        super::ops::kernel(op, ty)
     }
 
     /// The type of expression `id`.

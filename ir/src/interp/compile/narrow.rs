@@ -88,6 +88,19 @@ impl Compiler<'_> {
     /// Whether expression `id` is narrow: a scalar of 1 to 64 bits whose whole tree is made of
     /// the expressions this module compiles. Decided without compiling anything.
     pub fn is_narrow(&self, id: ExprId) -> bool {
+        let memo = self.narrow.get(id.index());
+        if let Some(known) = memo.and_then(|m| m.get()) {
+            return known;
+        }
+        let narrow = self.decide_narrow(id);
+        if let Some(m) = memo {
+            m.set(Some(narrow));
+        }
+        narrow
+    }
+
+    /// [`Compiler::is_narrow`] without the memo.
+    fn decide_narrow(&self, id: ExprId) -> bool {
         let width = self.width(id);
         if !self.is_scalar(id) || width == 0 || width > MAX {
             return false;
@@ -162,13 +175,8 @@ impl Compiler<'_> {
             } => {
                 let (slot, action, param) = (self.apply_slot(*apply), *action, *param as usize);
                 Box::new(move |cx| {
-                    let applied = slot.and_then(|s| cx.frames.applies.get(cx.abase + s));
-                    match applied {
-                        Some(a) if a.action == Some(action) => {
-                            a.args.get(param).map_or(0, Bits::to_u64)
-                        }
-                        _ => 0,
-                    }
+                    let args = super::state::applied_args(cx, slot, action);
+                    args.and_then(|a| a.get(param)).map_or(0, Bits::to_u64)
                 })
             }
             Expr::Field { .. } => self.narrow_field(id),
@@ -201,30 +209,17 @@ impl Compiler<'_> {
         let width = self.width(id);
         match &self.body.exprs[id] {
             Expr::Binary(op, l, r) => {
-                let (op, l, r) = (*op, *l, *r);
-                let comparison = matches!(
-                    op,
-                    BinaryOp::Eq
-                        | BinaryOp::Ne
-                        | BinaryOp::Lt
-                        | BinaryOp::Le
-                        | BinaryOp::Gt
-                        | BinaryOp::Ge
-                );
-                let k = ops::kernel(op, if comparison { self.ty(l) } else { self.ty(id) });
-                let (wl, wr) = (self.width(l), self.width(r));
-                let a = self.narrow(l);
-                if let Expr::Const(c) = &self.body.exprs[r] {
-                    let b = Bits::from_biguint(wr, &c.0).to_u64();
-                    return Box::new(move |cx| {
-                        Ok(Bits::from_u64(width, binary(k, wl, wr, a(cx), b)))
-                    });
+                let (k, wl, wr) = (self.kernel(*op, *l, id), self.width(*l), self.width(*r));
+                let (a, b) = (self.narrow(*l), self.operand(*r));
+                match b {
+                    Operand::Const(b) => {
+                        Box::new(move |cx| Ok(Bits::from_u64(width, binary(k, wl, wr, a(cx), b))))
+                    }
+                    Operand::Code(b) => Box::new(move |cx| {
+                        let x = a(cx);
+                        Ok(Bits::from_u64(width, binary(k, wl, wr, x, b(cx))))
+                    }),
                 }
-                let b = self.narrow(r);
-                Box::new(move |cx| {
-                    let x = a(cx);
-                    Ok(Bits::from_u64(width, binary(k, wl, wr, x, b(cx))))
-                })
             }
             Expr::Slice { base, hi, lo } => {
                 let (base, lo, m) = (self.narrow(*base), *lo, slice_mask(*hi, *lo));
@@ -285,31 +280,24 @@ impl Compiler<'_> {
     }
 
     fn narrow_binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, id: ExprId) -> Narrow {
-        let comparison = matches!(
-            op,
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-        );
-        let k = ops::kernel(
-            op,
-            if comparison {
-                self.ty(lhs)
-            } else {
-                self.ty(id)
-            },
-        );
+        let k = self.kernel(op, lhs, id);
         let (wl, wr) = (self.width(lhs), self.width(rhs));
         let l = self.narrow(lhs);
-        if let Expr::Const(c) = &self.body.exprs[rhs] {
-            let b = Bits::from_biguint(wr, &c.0).to_u64();
-            return specialize(k, wl, wr, l, Operand::Const(b));
+        let r = self.operand(rhs);
+        specialize(k, wl, wr, l, r)
+    }
+
+    /// The right operand `id` of a narrow binary operator: a constant is captured as its value.
+    pub fn operand(&mut self, id: ExprId) -> Operand {
+        match &self.body.exprs[id] {
+            Expr::Const(c) => Operand::Const(Bits::from_biguint(self.width(id), &c.0).to_u64()),
+            _ => Operand::Code(self.narrow(id)),
         }
-        let r = self.narrow(rhs);
-        specialize(k, wl, wr, l, Operand::Code(r))
     }
 }
 
 /// The right operand of a binary operator.
-enum Operand {
+pub(crate) enum Operand {
     Const(u64),
     Code(Narrow),
 }

@@ -287,7 +287,7 @@ fn fields_step(
 impl Compiler<'_> {
     /// `local = value`: a scalar into its slot; `map.get` of an aggregate copied into the slot's
     /// storage; any other value moved in.
-    fn assign_local(&mut self, slot: usize, value: ExprId) -> Step {
+    pub(super) fn assign_local(&mut self, slot: usize, value: ExprId) -> Step {
         if self.is_narrow(value) {
             let (v, width) = (self.narrow(value), self.width(value));
             return Box::new(move |cx| {

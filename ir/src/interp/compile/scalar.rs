@@ -229,16 +229,7 @@ impl Compiler<'_> {
             }
             _ => {}
         }
-        let comparison = matches!(
-            op,
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-        );
-        let ty = if comparison {
-            self.ty(lhs)
-        } else {
-            self.ty(id)
-        };
-        let k = ops::kernel(op, ty);
+        let k = self.kernel(op, lhs, id);
         let l = self.scalar(lhs);
         if let Expr::Const(c) = &self.body.exprs[rhs] {
             let c = Bits::from_biguint(self.width(rhs), &c.0);

@@ -77,12 +77,9 @@ impl Compiler<'_> {
                 let (slot, action, param) = (self.apply_slot(*apply), *action, *param as usize);
                 let width = self.width(id);
                 Box::new(move |cx| {
-                    let applied = slot.and_then(|s| cx.frames.applies.get(cx.abase + s));
-                    Ok(match applied {
-                        Some(a) if a.action == Some(action) => {
-                            a.args.get(param).cloned().unwrap_or_else(|| Bits::zero(1))
-                        }
-                        _ => Bits::zero(width),
+                    Ok(match applied_args(cx, slot, action) {
+                        Some(args) => args.get(param).cloned().unwrap_or_else(|| Bits::zero(1)),
+                        None => Bits::zero(width),
                     })
                 })
             }
@@ -240,6 +237,18 @@ impl Compiler<'_> {
             flow
         })
     }
+}
+
+/// The data of the entry application slot `slot` of the running frame chose, when it chose the
+/// action at `position` (`match` arms read their action's data this way).
+#[inline]
+pub(crate) fn applied_args<'c>(
+    cx: &'c Cx<'_>,
+    slot: Option<usize>,
+    position: u32,
+) -> Option<&'c [Bits]> {
+    let applied = cx.frames.applies.get(cx.abase + slot?)?;
+    (applied.action == Some(position)).then_some(applied.args.as_slice())
 }
 
 /// Writes `args` into the parameters of a frame of `shape` at `base`.

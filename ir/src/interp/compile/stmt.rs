@@ -49,7 +49,8 @@ impl Compiler<'_> {
 
     fn stmt(&mut self, stmt: &Stmt) -> Step {
         match stmt {
-            Stmt::Let(local, value) => self.let_(local.index(), *value),
+            // A `let` writes its local as an assignment does.
+            Stmt::Let(local, value) => self.assign_local(local.index(), *value),
             Stmt::Assign(place, value) => self.assign(place, *value),
             Stmt::Eval(e) => {
                 let run = self.eval(*e);
@@ -133,47 +134,6 @@ impl Compiler<'_> {
         Box::new(move |cx| match cond(cx) {
             Ok(c) if !c.is_zero() => then.run(cx),
             Ok(_) => otherwise.run(cx),
-            Err(_) => Flow::Stop,
-        })
-    }
-
-    /// `let`: a scalar into its slot, `map.get` of an aggregate copied into the slot's storage,
-    /// any other value moved in.
-    fn let_(&mut self, slot: usize, value: ExprId) -> Step {
-        if self.is_narrow(value) {
-            let (e, width) = (self.narrow(value), self.width(value));
-            return Box::new(move |cx| {
-                let v = e(cx);
-                if let Some(s) = cx.local_mut(slot) {
-                    set_scalar(s, Bits::from_u64(width, v));
-                }
-                Flow::Next
-            });
-        }
-        if self.is_scalar(value) {
-            let e = self.scalar(value);
-            return Box::new(move |cx| match e(cx) {
-                Ok(v) => {
-                    if let Some(s) = cx.local_mut(slot) {
-                        set_scalar(s, v);
-                    }
-                    Flow::Next
-                }
-                Err(_) => Flow::Stop,
-            });
-        }
-        if let Some(Expr::MapGet(m, key)) = self.body.exprs.get(value) {
-            let get = self.map_get_into(*m, *key);
-            return Box::new(move |cx| flow(get(cx, slot)));
-        }
-        let e = self.value(value);
-        Box::new(move |cx| match e(cx) {
-            Ok(v) => {
-                if let Some(s) = cx.local_mut(slot) {
-                    *s = v;
-                }
-                Flow::Next
-            }
             Err(_) => Flow::Stop,
         })
     }

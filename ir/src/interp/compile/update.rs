@@ -10,13 +10,13 @@
 //! stop the packet, and evaluating it before reading the place changes nothing; the result has
 //! the place's width, as the assignment's value has.
 
-use super::narrow::{binary, Narrow};
+use super::narrow::{binary, Operand};
 use super::{Compiler, Flow, Step};
 use crate::body::{BinaryOp, Expr, Place};
 use crate::entities::*;
 use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
-use crate::interp::ops::{self, Kernel};
+use crate::interp::ops::Kernel;
 use crate::interp::value::Value;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
@@ -36,20 +36,14 @@ impl Compiler<'_> {
             return None;
         };
         let (op, lhs, rhs) = (*op, *lhs, *rhs);
-        let comparison = matches!(
-            op,
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-        ) || matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr);
-        if comparison || !self.is_narrow(value) {
+        let logical = matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr);
+        if op.is_comparison() || logical || !self.is_narrow(value) {
             return None;
         }
         let (root, fields) = self.same_place(place, lhs)?;
-        let k = ops::kernel(op, self.ty(value));
+        let k = self.kernel(op, lhs, value);
         let (wl, wr) = (self.width(lhs), self.width(rhs));
-        let r = match &self.body.exprs[rhs] {
-            Expr::Const(c) => Operand::Const(Bits::from_biguint(wr, &c.0).to_u64()),
-            _ => Operand::Code(self.narrow(rhs)),
-        };
+        let r = self.operand(rhs);
         Some(specialized(root, fields.into(), k, (wl, wr), r))
     }
 
@@ -78,12 +72,6 @@ impl Compiler<'_> {
         fields.reverse();
         Some((root, fields))
     }
-}
-
-/// The right operand of an update.
-enum Operand {
-    Const(u64),
-    Code(Narrow),
 }
 
 /// [`step`] with the kernels and operands updates use most compiled each into code of its own
