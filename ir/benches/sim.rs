@@ -11,14 +11,18 @@
 //!    parsed from their JSON (`io::entries::parse`), the pcap checked in one pass (`io::open_checked`,
 //!    also taking the largest step of time), the machine set up (`sim::capture::Simulation`) and
 //!    every packet simulated, read record by record, with a sink that writes each output packet as
-//!    it comes to a pcap in a `Vec<u8>` (the CLI's is a buffered file): nothing is kept per packet.
+//!    it comes to a pcap in a `Vec<u8>` (the CLI's is a buffered file): nothing is kept per packet;
+//! 4. `floor`: what any engine must do for `pcap` whatever it computes: the same capture checked in
+//!    the same pass and every packet copied, unchanged, to the output pcap. It bounds the `pcap`
+//!    figure from above on the machine that runs the bench (memory bandwidth, not interpretation).
 //!
 //! Packets are of mixed sizes (64 to 1,500 bytes, 10,000 distinct packets cycled: 7.8 MB, more
 //! than the L2 cache, so every packet's headers come from memory as a NIC's would). Default:
 //! 1,000,000 packets (200,000 for `pcap`, whose in-memory capture and output hold every packet).
 //! Target: at least 10 Mpps end to end.
 //!
-//! Arguments, in any order: a packet count; `parse`, `firewall` and/or `pcap` to run only those;
+//! Arguments, in any order: a packet count; `parse`, `firewall`, `pcap` and/or `floor` to run only
+//! those;
 //! `fresh` or `reused` to run only that entry point; `runs=N` (default 3); `pool=N` distinct
 //! packets (default 10,000; a small pool stays in cache, which separates the interpreter's own
 //! cost from memory). For profiling, run the binary under `perf record` with `runs=1`; for
@@ -357,7 +361,7 @@ fn options() -> Options {
             o.n = Some(v);
         } else if a == "fresh" || a == "reused" {
             o.variant = Some(a == "reused");
-        } else if ["parse", "firewall", "pcap"].contains(&a.as_str()) {
+        } else if ["parse", "firewall", "pcap", "floor"].contains(&a.as_str()) {
             o.only.push(a);
         }
     }
@@ -421,6 +425,27 @@ fn sim_pcap(module: &scenic_ir::Module, pcap: &[u8], entries: &str) -> usize {
     std::hint::black_box(w.into_inner().len())
 }
 
+/// The `floor` figure: `sim_pcap` without the simulation. The capture is checked in the same pass
+/// and every packet is written to the output as it is, so what is left is memory traffic: reading
+/// the capture twice and writing it once.
+fn copy_pcap(pcap: &[u8]) -> usize {
+    let mut steps = scenic_ir::sim::capture::LargestStep::default();
+    let records = match scenic_ir::io::open_checked(pcap, |r| steps.push(r.ts_ns)) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let Ok(mut w) = scenic_ir::io::pcap::Writer::new(Vec::with_capacity(pcap.len())) else {
+        panic!("pcap header")
+    };
+    for r in records.map_while(Result::ok) {
+        if let Err(e) = w.write_packet(r.ts_ns, r.data) {
+            panic!("{e}");
+        }
+    }
+    std::hint::black_box(steps.get());
+    std::hint::black_box(w.into_inner().len())
+}
+
 fn main() {
     let o = options();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -469,5 +494,17 @@ fn main() {
             n,
             &runs,
         );
+    }
+    if o.wants("floor") {
+        let n = o.n.unwrap_or(200_000);
+        let pcap = capture(&pool, n);
+        let runs: Vec<_> = (0..o.runs)
+            .map(|_| {
+                timed(n, || {
+                    copy_pcap(&pcap);
+                })
+            })
+            .collect();
+        report("floor: the same pcap checked and copied out", n, &runs);
     }
 }
