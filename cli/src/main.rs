@@ -18,6 +18,7 @@ mod output;
 mod p4;
 mod p4_input;
 mod sim;
+mod sim_capture;
 mod test;
 
 use clap::builder::styling::Style;

@@ -8,16 +8,17 @@
 //! packets in and out, drops by reason, counters and CSRs ends the run (on stderr); `--trace` prints
 //! each packet's path (parser states, table lookups, actions) before it.
 //!
-//! The files are written while the capture runs (each opened when the first thing for it comes
-//! out, `--out` and the directory in any case), so memory does not grow with the capture. One pass
-//! over the capture before any packet runs finds a bad record or a jump of time that would stop
-//! the run, so that such a run still writes nothing.
+//! The capture is read piece by piece (`sim_capture`) and the files are written while it runs
+//! (each opened when the first thing for it comes out, `--out` and the directory in any case), so
+//! memory does not grow with the capture. One pass over the capture before any packet runs finds a
+//! bad record or a jump of time that would stop the run, so that such a run still writes nothing.
 
 use crate::compile;
 use crate::output::{self, Output};
+use crate::sim_capture::Capture;
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_ir::interp::stream::DmaTransfer;
-use scenic_ir::io::{self, entries, pcap};
+use scenic_ir::io::{entries, pcap};
 use scenic_ir::sim::capture::{Event, LargestStep, SimOptions, Simulation, StreamError, Summary};
 use scenic_ir::sim::setup::SetupError;
 use scenic_ir::sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
@@ -34,7 +35,7 @@ pub struct SimArgs {
     /// docs/p4.md).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// The input capture (pcap or pcapng).
+    /// The input capture (pcap or pcapng), read piece by piece; `/dev/stdin` reads a pipe.
     #[arg(long = "in", value_name = "IN.pcap")]
     pub input: PathBuf,
     /// Write every packet that leaves to this pcap file.
@@ -66,19 +67,14 @@ fn parse_csr(text: &str) -> Result<(String, u64), String> {
 
 /// Runs `scenicc sim`.
 pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
-    let bytes = match std::fs::read(&args.input) {
-        Ok(b) => b,
-        Err(err) => {
-            return usage(
-                out,
-                &format!("cannot read `{}`: {err}", args.input.display()),
-            )
-        }
+    let capture = match Capture::open(&args.input) {
+        Ok(c) => c,
+        Err(err) => return usage(out, &err),
     };
-    let mut steps = LargestStep::default();
-    let records = match io::open_checked(&bytes, |r| steps.push(r.ts_ns)) {
-        Ok(r) => r,
-        Err(err) => return usage(out, &format!("`{}`: {err}", args.input.display())),
+    let named = |err: &dyn std::fmt::Display| format!("`{}`: {err}", args.input.display());
+    let steps = match check_capture(&capture) {
+        Ok(steps) => steps,
+        Err(err) => return usage(out, &named(&err)),
     };
     let entries = match &args.entries {
         Some(path) => match std::fs::read_to_string(path)
@@ -98,28 +94,49 @@ pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
         scu: args.scu.clone(),
         trace: args.trace,
     };
-    // The capture was checked whole by `open_checked`: no record here is an error.
-    let packets = records.map_while(Result::ok).map(|r| (r.ts_ns, r.data));
-    let timestamps = packets.clone().map(|(ts, _)| ts);
     // Set up and look for a jump of time before running anything, so that a run refused for
     // either leaves no output files, as when everything was written at the end.
     let simulation = Simulation::new(&module, entries.as_ref(), &args.csrs, &options)
-        .and_then(|s| s.check_time(steps.get(), timestamps).map(|()| s));
-    let simulation = match simulation {
+        .and_then(|s| s.check_time(steps.get(), capture.timestamps()).map(|()| s));
+    let mut simulation = match simulation {
         Ok(s) => s,
         Err(err) => return setup_error(out, &err),
     };
     let mut files = Outputs::new(args, &module);
-    let summary = match simulation.run(packets, |event| files.write(event)) {
-        Ok(s) => s,
-        Err(StreamError::Setup(err)) => return setup_error(out, &err),
-        Err(StreamError::Sink(err)) => return usage(out, &err),
+    let mut sink = |event: Event<'_>| files.write(event);
+    let mut pass = match capture.stream() {
+        Ok(p) => p,
+        Err(err) => return usage(out, &named(&err)),
     };
+    while let Some(record) = pass.next() {
+        // The capture was checked: an error now means the file changed under us.
+        let record = match record {
+            Ok(r) => r,
+            Err(err) => return usage(out, &named(&format!("changed while being read: {err}"))),
+        };
+        match simulation.packet(record.ts_ns, record.data, &mut sink) {
+            Ok(()) => {}
+            Err(StreamError::Setup(err)) => return setup_error(out, &err),
+            Err(StreamError::Sink(err)) => return usage(out, &err),
+        }
+    }
+    let summary = simulation.finish();
     if let Err(err) = files.finish() {
         return usage(out, &err);
     }
     print_summary(&module, &summary);
     ExitCode::SUCCESS
+}
+
+/// One pass over the whole capture before any packet runs: a bad record is an error before
+/// anything is written. Returns the largest step of time between its packets.
+fn check_capture(capture: &Capture) -> Result<LargestStep, String> {
+    let mut steps = LargestStep::default();
+    let mut pass = capture.stream()?;
+    while let Some(record) = pass.next() {
+        steps.push(record.map_err(|e| e.to_string())?.ts_ns);
+    }
+    Ok(steps)
 }
 
 fn usage(out: &Output, message: &str) -> ExitCode {
@@ -456,7 +473,7 @@ mod tests {
         assert_eq!(run(&args, &quiet(), false), ExitCode::SUCCESS, "{program}");
         let module = compile::lower(&args.file, &quiet(), false).unwrap_or_else(|_| panic!());
         let capture = std::fs::read(&input).unwrap_or_else(|e| panic!("{e}"));
-        let records = io::read_all(&capture).unwrap_or_else(|e| panic!("{e}"));
+        let records = scenic_ir::io::read_all(&capture).unwrap_or_else(|e| panic!("{e}"));
         let result = capture::simulate(
             &module,
             records.iter().map(|r| (r.ts_ns, r.data)),

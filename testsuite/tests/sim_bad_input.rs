@@ -4,7 +4,8 @@
 //! Captures: missing, garbage, every prefix of a valid pcap and pcapng file, zero-length and 9000-byte
 //! packets, random bytes in valid records, packets that end inside each header an example's parser
 //! extracts, and a pcapng file full of unusual blocks. Command line: `--entries` with unknown names
-//! and wrong match forms, `--csr` and `--scu` with unknown names. Each runs through the library
+//! and wrong match forms, `--csr` and `--scu` with unknown names. A capture through a pipe
+//! (`--in /dev/stdin`), good and bad, runs as the same file does. Each runs through the library
 //! (`scenic_ir::io` and `scenic_ir::sim::capture`) and, where the command line has its own handling,
 //! through the `scenicc` binary.
 //!
@@ -24,6 +25,8 @@ use support::*;
 
 #[path = "sim_bad_input/pcapng.rs"]
 mod pcapng;
+#[path = "sim_bad_input/pipe.rs"]
+mod pipe;
 #[path = "sim_bad_input/run.rs"]
 mod run;
 

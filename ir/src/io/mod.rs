@@ -5,8 +5,9 @@
 //! - [`pcapng`]: pcapng capture files, read (multiple sections and interfaces, any timestamp
 //!   resolution) and written (a minimal single-interface writer).
 //! - [`open`] sniffs which of the two a byte buffer holds and returns one iterator, [`Packets`], over
-//!   its [`Record`]s; [`open_checked`] reads it through once first, so that a bad record is an error
-//!   before any is used; [`read_all`] collects them.
+//!   its [`Record`]s; [`read_all`] collects them.
+//! - [`stream`]: the same records, and the same errors at the same offsets, read piece by piece
+//!   from any `Read` through a small buffer, for captures too large to hold (`scenicc sim`).
 //! - [`stf`]: p4c's STF packet tests plus scenicc's extensions (virtual time, congestion events,
 //!   CSRs, stream words and DMA outputs), parsed into a typed AST, and the expected-packet matcher.
 //! - [`entries`]: the table-entry JSON files of `scenicc sim --entries`.
@@ -16,13 +17,15 @@
 //! Invariants shared by every reader here: no input makes them panic, allocate in proportion to a
 //! length field rather than to the input, or loop forever; every malformed input is a structured
 //! error (one `thiserror` enum per format) that says where (a byte offset, or a line and column)
-//! and what. The capture readers borrow packet data from the input buffer, so a large capture is
-//! held in memory once. The formats are documented for users in `docs/testing.md`.
+//! and what. The capture readers borrow packet data from the input buffer (or the stream's), so a
+//! capture is never copied packet by packet. The formats are documented for users in
+//! `docs/testing.md`.
 
 pub mod entries;
 pub mod pcap;
 pub mod pcapng;
 pub mod stf;
+pub mod stream;
 pub mod value;
 
 #[cfg(test)]
@@ -120,6 +123,9 @@ pub enum CaptureError {
     /// A pcapng error.
     #[error(transparent)]
     Pcapng(#[from] pcapng::PcapngError),
+    /// Reading the capture failed ([`stream::CaptureStream`] only).
+    #[error("cannot read the capture: {0}")]
+    Io(std::io::Error),
 }
 
 /// The records of a capture of either format, in file order. Created by [`open`].
@@ -164,21 +170,6 @@ pub fn open(bytes: &[u8]) -> Result<Packets<'_>, CaptureError> {
             found: describe_start(bytes),
         }),
     }
-}
-
-/// [`open`], then one pass over every record, handed to `each`, so that a malformed one is reported
-/// before any record is used (as [`read_all`] does) without holding a list of them: the iterator
-/// returned starts again at the first record and, the capture being checked, yields no error.
-/// `each` lets a caller learn what it needs of the whole capture in the same pass.
-pub fn open_checked<'a>(
-    bytes: &'a [u8],
-    mut each: impl FnMut(&Record<'a>),
-) -> Result<Packets<'a>, CaptureError> {
-    let packets = open(bytes)?;
-    for record in packets.clone() {
-        each(&record?);
-    }
-    Ok(packets)
 }
 
 /// Reads every record of a capture of either format.
@@ -251,24 +242,6 @@ mod tests {
         assert_eq!(e, "not a pcap or pcapng file: it starts with 7f 45 4c 46");
         let e = open(b"\xd4\xc3").unwrap_err().to_string();
         assert!(e.contains("only 2 bytes"), "{e}");
-    }
-
-    #[test]
-    fn open_checked_reports_a_bad_record_before_yielding_any() {
-        let a = pcap_file();
-        let mut seen = Vec::new();
-        let records: Vec<_> = open_checked(&a, |r| seen.push(r.ts_ns)).unwrap().collect();
-        assert_eq!(seen, [1_000_000_000, 2_000_000_000]);
-        assert_eq!(records.len(), 2);
-        assert!(records.iter().all(Result::is_ok));
-        for mut bad in [pcap_file(), pcapng_file()] {
-            bad.truncate(bad.len() - 1);
-            let mut seen = 0;
-            let e = open_checked(&bad, |_| seen += 1).unwrap_err().to_string();
-            assert_eq!(e, read_all(&bad).unwrap_err().to_string());
-            assert_eq!(seen, 1);
-        }
-        assert!(open_checked(b"GIF89a", |_| {}).is_err());
     }
 
     #[test]

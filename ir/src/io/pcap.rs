@@ -185,9 +185,7 @@ pub fn read_header(bytes: &[u8]) -> Result<Header, PcapError> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
-    header: Header,
-    offset: usize,
-    index: u64,
+    at: Position,
     failed: bool,
 }
 
@@ -195,28 +193,99 @@ impl<'a> Reader<'a> {
     /// Checks the global header and positions the reader at the first record.
     pub fn new(bytes: &'a [u8]) -> Result<Self, PcapError> {
         Ok(Reader {
-            header: read_header(bytes)?,
+            at: Position::new(read_header(bytes)?),
             bytes,
-            offset: HEADER_LEN,
-            index: 0,
             failed: false,
         })
     }
 
     /// The global header.
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.at.header
     }
 
     /// The byte offset of the next record.
     pub fn offset(&self) -> usize {
-        self.offset
+        self.at.offset
+    }
+}
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = Result<Record<'a>, PcapError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.at.offset >= self.bytes.len() {
+            return None;
+        }
+        let item = self.at.next_record(self.bytes, 0);
+        self.failed = item.is_err();
+        Some(item)
+    }
+}
+
+/// Where a reader is in a pcap file: everything but the bytes, so that one parser serves a file
+/// held whole ([`Reader`], `base` 0) and one read piece by piece (`io::stream`), which passes the
+/// bytes it holds, `window`, starting at file offset `base`. Offsets are the file's: errors say
+/// where in the file, whichever way it was read.
+#[derive(Clone, Debug)]
+pub(crate) struct Position {
+    pub(crate) header: Header,
+    pub(crate) offset: usize,
+    index: u64,
+}
+
+impl Position {
+    /// At the first record of a file with `header`.
+    pub(crate) fn new(header: Header) -> Position {
+        Position {
+            header,
+            offset: HEADER_LEN,
+            index: 0,
+        }
     }
 
-    /// Parses the record at the current offset.
-    fn record(&self) -> Result<(Record<'a>, usize), PcapError> {
+    /// How many bytes the next record takes, given `rest`, the file's bytes from the current
+    /// offset, or `None` while `rest` does not hold its whole header. A length over the limit counts as
+    /// whatever `rest` holds: that record is an error however many bytes follow.
+    pub(crate) fn frame(&self, rest: &[u8]) -> Option<usize> {
+        // The whole record header first: the parser reads all of it before it judges the length.
+        let head = rest.get(..RECORD_HEADER_LEN)?;
+        let incl_len = self.header.byte_order.u32_at(head, 8)?;
+        if incl_len > self.limit().0 {
+            return Some(rest.len());
+        }
+        Some(RECORD_HEADER_LEN + incl_len as usize)
+    }
+
+    /// Parses the record at the current offset and moves past it.
+    pub(crate) fn next_record<'a>(
+        &mut self,
+        window: &'a [u8],
+        base: usize,
+    ) -> Result<Record<'a>, PcapError> {
+        let (record, len) = self.record(window, base)?;
+        self.offset += len;
+        self.index += 1;
+        Ok(record)
+    }
+
+    /// The largest captured length read, and what sets it.
+    fn limit(&self) -> (u32, &'static str) {
+        let snaplen = self.header.snaplen;
+        if snaplen != 0 && snaplen < MAX_RECORD_LEN {
+            (snaplen, "snapshot length")
+        } else {
+            (MAX_RECORD_LEN, "256 MiB record limit")
+        }
+    }
+
+    /// Parses the record at the current offset: the record and the bytes it takes.
+    fn record<'a>(&self, window: &'a [u8], base: usize) -> Result<(Record<'a>, usize), PcapError> {
         let (index, offset) = (self.index, self.offset);
-        let rest = &self.bytes[offset..];
+        let rest = offset
+            .checked_sub(base)
+            .and_then(|i| window.get(i..))
+            .unwrap_or_default();
         if rest.len() < RECORD_HEADER_LEN {
             return Err(PcapError::TruncatedRecordHeader {
                 index,
@@ -227,12 +296,7 @@ impl<'a> Reader<'a> {
         let o = self.header.byte_order;
         let field = |i: usize| o.u32_at(rest, 4 * i).unwrap_or(0);
         let (sec, frac, incl_len, orig_len) = (field(0), field(1), field(2), field(3));
-        let snaplen = self.header.snaplen;
-        let (limit, what) = if snaplen != 0 && snaplen < MAX_RECORD_LEN {
-            (snaplen, "snapshot length")
-        } else {
-            (MAX_RECORD_LEN, "256 MiB record limit")
-        };
+        let (limit, what) = self.limit();
         if incl_len > limit {
             return Err(PcapError::RecordTooLong {
                 index,
@@ -263,27 +327,6 @@ impl<'a> Reader<'a> {
             interface: 0,
         };
         Ok((record, RECORD_HEADER_LEN + incl_len as usize))
-    }
-}
-
-impl<'a> Iterator for Reader<'a> {
-    type Item = Result<Record<'a>, PcapError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.offset >= self.bytes.len() {
-            return None;
-        }
-        match self.record() {
-            Ok((record, len)) => {
-                self.offset += len;
-                self.index += 1;
-                Some(Ok(record))
-            }
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e))
-            }
-        }
     }
 }
 

@@ -239,7 +239,41 @@ struct Block<'a> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
-    offset: usize,
+    at: Position,
+}
+
+impl<'a> Reader<'a> {
+    /// Checks that the file starts with a section header block and positions the reader there.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, PcapngError> {
+        Ok(Reader {
+            at: Position::start(bytes)?,
+            bytes,
+        })
+    }
+
+    /// The byte order of the current section.
+    pub fn byte_order(&self) -> ByteOrder {
+        self.at.order
+    }
+
+    /// The interfaces declared so far in the current section.
+    pub fn interfaces(&self) -> &[Interface] {
+        &self.at.interfaces
+    }
+
+    /// The number of sections started so far.
+    pub fn sections(&self) -> u32 {
+        self.at.sections
+    }
+}
+
+/// Where a reader is in a pcapng file: everything but the bytes, so that one parser serves a file
+/// held whole ([`Reader`], `base` 0) and one read piece by piece (`io::stream`), which passes the
+/// bytes it holds, `window`, starting at file offset `base`. Offsets are the file's: errors say
+/// where in the file, whichever way it was read.
+#[derive(Clone, Debug)]
+pub(crate) struct Position {
+    pub(crate) offset: usize,
     order: ByteOrder,
     interfaces: Vec<Interface>,
     sections: u32,
@@ -248,24 +282,23 @@ pub struct Reader<'a> {
     failed: bool,
 }
 
-impl<'a> Reader<'a> {
-    /// Checks that the file starts with a section header block and positions the reader there.
-    pub fn new(bytes: &'a [u8]) -> Result<Self, PcapngError> {
-        let first = ByteOrder::Big.u32_at(bytes, 0);
+impl Position {
+    /// Checks that `window` (from file offset 0) starts with a section header block, and reads it.
+    pub(crate) fn start(window: &[u8]) -> Result<Position, PcapngError> {
+        let first = ByteOrder::Big.u32_at(window, 0);
         if first != Some(BLOCK_SHB) {
-            if bytes.len() < 4 {
+            if window.len() < 4 {
                 return Err(PcapngError::TruncatedBlockHeader {
                     offset: 0,
                     needed: 12,
-                    available: bytes.len(),
+                    available: window.len(),
                 });
             }
             return Err(PcapngError::NotPcapng {
                 found: first.unwrap_or(0),
             });
         }
-        let mut reader = Reader {
-            bytes,
+        let mut at = Position {
             offset: 0,
             order: ByteOrder::Little,
             interfaces: Vec::new(),
@@ -274,45 +307,34 @@ impl<'a> Reader<'a> {
             last_ts: 0,
             failed: false,
         };
-        // Validate the first SHB eagerly, so that `new` rejects a broken file header.
-        let block = reader.block()?;
-        reader.section(&block)?;
-        Ok(reader)
+        // Validate the first SHB eagerly, so that a broken file header is refused at once.
+        let block = at.block(window, 0)?;
+        at.section(&block)?;
+        Ok(at)
     }
 
-    /// The byte order of the current section.
-    pub fn byte_order(&self) -> ByteOrder {
-        self.order
-    }
-
-    /// The interfaces declared so far in the current section.
-    pub fn interfaces(&self) -> &[Interface] {
-        &self.interfaces
-    }
-
-    /// The number of sections started so far.
-    pub fn sections(&self) -> u32 {
-        self.sections
+    /// [`frame`] of the next block, given `rest`, the file's bytes from the current offset.
+    pub(crate) fn frame(&self, rest: &[u8]) -> Option<(usize, bool)> {
+        frame(rest, self.order)
     }
 
     /// Reads the block at the current offset and moves past it.
-    fn block(&mut self) -> Result<Block<'a>, PcapngError> {
+    fn block<'a>(&mut self, window: &'a [u8], base: usize) -> Result<Block<'a>, PcapngError> {
         let offset = self.offset;
-        let rest = &self.bytes[offset..];
+        let rest = offset
+            .checked_sub(base)
+            .and_then(|i| window.get(i..))
+            .unwrap_or_default();
         let truncated = |needed| PcapngError::TruncatedBlockHeader {
             offset,
             needed,
             available: rest.len(),
         };
-        let kind_be = ByteOrder::Big.u32_at(rest, 0).ok_or(truncated(12))?;
-        if kind_be == BLOCK_SHB {
-            let magic = ByteOrder::Big.u32_at(rest, 8).ok_or(truncated(12))?;
-            self.order = match magic {
-                BYTE_ORDER_MAGIC => ByteOrder::Big,
-                0x4d3c_2b1a => ByteOrder::Little,
-                found => return Err(PcapngError::BadByteOrderMagic { offset, found }),
-            };
-        }
+        self.order = match block_order(rest, self.order) {
+            Ok(Some(order)) => order,
+            Ok(None) => return Err(truncated(12)),
+            Err(found) => return Err(PcapngError::BadByteOrderMagic { offset, found }),
+        };
         let o = self.order;
         let kind = o.u32_at(rest, 0).ok_or(truncated(12))?;
         let length = o.u32_at(rest, 4).ok_or(truncated(12))?;
@@ -349,7 +371,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Starts a section from an SHB.
-    fn section(&mut self, block: &Block<'a>) -> Result<(), PcapngError> {
+    fn section(&mut self, block: &Block<'_>) -> Result<(), PcapngError> {
         let o = self.order;
         let (major, minor) = match (o.u16_at(block.body, 4), o.u16_at(block.body, 6)) {
             (Some(major), Some(minor)) if block.body.len() >= 16 => (major, minor),
@@ -368,7 +390,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Declares an interface from an IDB.
-    fn interface(&mut self, block: &Block<'a>) -> Result<(), PcapngError> {
+    fn interface(&mut self, block: &Block<'_>) -> Result<(), PcapngError> {
         let o = self.order;
         let (Some(link_type), Some(snaplen)) = (o.u16_at(block.body, 0), o.u32_at(block.body, 4))
         else {
@@ -412,7 +434,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Parses a packet block (EPB, SPB or OPB).
-    fn packet(&mut self, block: &Block<'a>) -> Result<Record<'a>, PcapngError> {
+    fn packet<'a>(&mut self, block: &Block<'a>) -> Result<Record<'a>, PcapngError> {
         let o = self.order;
         let b = block.body;
         let field = |at| o.u32_at(b, at).unwrap_or(0);
@@ -463,7 +485,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The interface a packet refers to.
-    fn iface(&self, block: &Block<'a>, interface: u32) -> Result<Interface, PcapngError> {
+    fn iface(&self, block: &Block<'_>, interface: u32) -> Result<Interface, PcapngError> {
         self.interfaces
             .get(interface as usize)
             .copied()
@@ -477,7 +499,7 @@ impl<'a> Reader<'a> {
     /// Checks a captured length against the limits.
     fn check_caplen(
         &self,
-        block: &Block<'a>,
+        block: &Block<'_>,
         iface: &Interface,
         caplen: u32,
     ) -> Result<(), PcapngError> {
@@ -498,22 +520,79 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Reads blocks until the next packet or the end of the file.
-    fn next_packet(&mut self) -> Option<Result<Record<'a>, PcapngError>> {
-        while self.offset < self.bytes.len() {
-            let step = self.block().and_then(|block| match block.kind {
-                BLOCK_SHB => self.section(&block).map(|()| None),
-                BLOCK_IDB => self.interface(&block).map(|()| None),
-                BLOCK_EPB | BLOCK_SPB | BLOCK_OPB => self.packet(&block).map(Some),
-                _ => Ok(None),
-            });
-            match step {
+    /// Reads the block at the current offset: a packet, or `None` for a block that only sets up
+    /// (section, interface) or that this reader skips.
+    pub(crate) fn next_block<'a>(
+        &mut self,
+        window: &'a [u8],
+        base: usize,
+    ) -> Result<Option<Record<'a>>, PcapngError> {
+        let block = self.block(window, base)?;
+        match block.kind {
+            BLOCK_SHB => self.section(&block).map(|()| None),
+            BLOCK_IDB => self.interface(&block).map(|()| None),
+            BLOCK_EPB | BLOCK_SPB | BLOCK_OPB => self.packet(&block).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Reads blocks of `window` (the whole file) until the next packet or the end of the file.
+    fn next_packet<'a>(&mut self, window: &'a [u8]) -> Option<Result<Record<'a>, PcapngError>> {
+        while self.offset < window.len() {
+            match self.next_block(window, 0) {
                 Ok(None) => continue,
                 Ok(Some(record)) => return Some(Ok(record)),
                 Err(e) => return Some(Err(e)),
             }
         }
         None
+    }
+
+    /// [`Position::next_packet`], yielding nothing more after an error.
+    fn next_checked<'a>(&mut self, window: &'a [u8]) -> Option<Result<Record<'a>, PcapngError>> {
+        if self.failed {
+            return None;
+        }
+        let item = self.next_packet(window);
+        self.failed = matches!(item, Some(Err(_)));
+        item
+    }
+}
+
+/// How many bytes the block that starts `rest` takes and whether it holds a packet (`current` is
+/// the section's byte order), or `None` while `rest` holds less than its first 12 bytes. A length
+/// that cannot be (under 12, or not a multiple of 4) or a section header of unknown byte order
+/// counts as whatever `rest` holds: that block is an error however many bytes follow.
+pub(crate) fn frame(rest: &[u8], current: ByteOrder) -> Option<(usize, bool)> {
+    // The 12 bytes the parser reads before it judges a block (type, length, byte-order magic).
+    rest.get(..12)?;
+    let Ok(order) = block_order(rest, current) else {
+        return Some((rest.len(), false));
+    };
+    let order = order?;
+    let (kind, length) = (order.u32_at(rest, 0)?, order.u32_at(rest, 4)?);
+    let packet = matches!(kind, BLOCK_EPB | BLOCK_SPB | BLOCK_OPB);
+    if length < 12 || length % 4 != 0 {
+        return Some((rest.len(), packet));
+    }
+    Some((length as usize, packet))
+}
+
+/// The byte order of the block that starts `rest`: a section header's own (from its magic; `Err`
+/// with the magic found when it is neither order's), else `current`, the section's. `None` while
+/// `rest` is too short to tell.
+fn block_order(rest: &[u8], current: ByteOrder) -> Result<Option<ByteOrder>, u32> {
+    let Some(kind_be) = ByteOrder::Big.u32_at(rest, 0) else {
+        return Ok(None);
+    };
+    if kind_be != BLOCK_SHB {
+        return Ok(Some(current));
+    }
+    match ByteOrder::Big.u32_at(rest, 8) {
+        None => Ok(None),
+        Some(BYTE_ORDER_MAGIC) => Ok(Some(ByteOrder::Big)),
+        Some(0x4d3c_2b1a) => Ok(Some(ByteOrder::Little)),
+        Some(found) => Err(found),
     }
 }
 
@@ -538,12 +617,7 @@ impl<'a> Iterator for Reader<'a> {
     type Item = Result<Record<'a>, PcapngError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let item = self.next_packet();
-        self.failed = matches!(item, Some(Err(_)));
-        item
+        self.at.next_checked(self.bytes)
     }
 }
 
@@ -620,4 +694,4 @@ impl<W: Write> Writer<W> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

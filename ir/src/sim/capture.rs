@@ -175,6 +175,10 @@ pub struct Simulation<'m> {
     module: &'m Module,
     sim: Sim<'m>,
     catch_up: CatchUp<'m>,
+    /// The virtual time of the packets run so far (none before the first).
+    now: Option<u64>,
+    /// How many packets have been run.
+    packets: usize,
 }
 
 impl<'m> Simulation<'m> {
@@ -189,6 +193,8 @@ impl<'m> Simulation<'m> {
             module,
             sim: Sim::new(module, entries, csrs, options)?,
             catch_up: CatchUp::new(module),
+            now: None,
+            packets: 0,
         })
     }
 
@@ -216,14 +222,30 @@ impl<'m> Simulation<'m> {
         packets: impl IntoIterator<Item = (u64, &'a [u8])>,
         mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<Summary, StreamError<E>> {
-        let mut now: Option<u64> = None;
-        for (n, (ts, data)) in packets.into_iter().enumerate() {
-            advance(&self.catch_up, &mut now, n + 1, ts)?;
-            self.sim
-                .packet(n + 1, ts, data, &mut sink)
-                .map_err(StreamError::Sink)?;
+        for (ts, data) in packets {
+            self.packet(ts, data, &mut sink)?;
         }
-        Ok(self.sim.finish(self.module))
+        Ok(self.finish())
+    }
+
+    /// Runs the capture's next packet, as [`Simulation::run`] does each: for a caller whose
+    /// packets do not outlive the call (read piece by piece, `io::stream`).
+    pub fn packet<E>(
+        &mut self,
+        ts: u64,
+        data: &[u8],
+        sink: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), StreamError<E>> {
+        self.packets += 1;
+        advance(&self.catch_up, &mut self.now, self.packets, ts)?;
+        self.sim
+            .packet(self.packets, ts, data, sink)
+            .map_err(StreamError::Sink)
+    }
+
+    /// The totals, once every packet has run.
+    pub fn finish(self) -> Summary {
+        self.sim.finish(self.module)
     }
 }
 

@@ -110,7 +110,7 @@ impl Builder {
 
 /// A two-section file: little-endian (µs and ms interfaces, all packet blocks, an unknown block),
 /// then big-endian (binary resolution with an offset).
-fn rich_file() -> Vec<u8> {
+pub(crate) fn rich_file() -> Vec<u8> {
     let le = Builder::new(ByteOrder::Little)
         .shb()
         .idb(1, 0, &[])
