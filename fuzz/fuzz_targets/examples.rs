@@ -10,9 +10,15 @@ const SOURCES: &[(&str, &str)] = &[
     ("partition.sn", include_str!("../../examples/partition.sn")),
     ("dcqcn.sn", include_str!("../../examples/dcqcn.sn")),
     ("window_cc.sn", include_str!("../../examples/window_cc.sn")),
-    ("flow_monitor.sn", include_str!("../../examples/flow_monitor.sn")),
+    (
+        "flow_monitor.sn",
+        include_str!("../../examples/flow_monitor.sn"),
+    ),
     ("l3_router.sn", include_str!("../../examples/l3_router.sn")),
-    ("xor_cipher.sn", include_str!("../../examples/xor_cipher.sn")),
+    (
+        "xor_cipher.sn",
+        include_str!("../../examples/xor_cipher.sn"),
+    ),
 ];
 
 /// The lowered examples, by file name.
