@@ -196,7 +196,7 @@ impl Run<'_> {
                 .interp
                 .notifications
                 .iter()
-                .filter(|n| n.source == def.name)
+                .filter(|n| *n.source == *def.name)
                 .map(|n| (n.to_arm, n.value))
                 .collect();
             let actual: Vec<(bool, u32)> = self

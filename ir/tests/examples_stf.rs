@@ -358,7 +358,7 @@ fn firewall_every_1ms_notifies_the_window_and_tracks_subnets() {
     let seen: Vec<(u64, bool, u32, &str)> = m
         .notifications
         .iter()
-        .map(|n: &Notification| (n.time_ns, n.to_arm, n.value, n.source.as_str()))
+        .map(|n: &Notification| (n.time_ns, n.to_arm, n.value, &*n.source))
         .collect();
     assert_eq!(
         seen,

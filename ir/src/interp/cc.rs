@@ -13,6 +13,7 @@ use crate::entities::*;
 use crate::program::{Cc, Event};
 use crate::types::Dimension;
 use cranelift_entity::EntityRef;
+use std::sync::Arc;
 
 /// A congestion signal fed to a controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,8 +241,10 @@ impl<'m> Machine<'m> {
             return Vec::new();
         };
         let mut cx = Cx::new(module, &self.program, &mut self.frames, now_ns);
+        let name = self.program.cc_names.get(cc.index()).cloned();
+        let name = name.unwrap_or_else(|| Arc::from(def.name.as_str()));
         cx.cc = Some(CcCx {
-            def,
+            name: &name,
             params,
             flow: state,
         });

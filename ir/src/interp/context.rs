@@ -13,8 +13,9 @@ use super::headers::HeaderStore;
 use super::runtime::{CcFlow, ScuRuntime};
 use super::value::Value;
 use crate::entities::*;
-use crate::program::{Cc, Module, Scu};
+use crate::program::{Module, Scu};
 use cranelift_entity::EntityRef;
+use std::sync::Arc;
 
 /// A copy of the packet requested by the control.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,8 +35,8 @@ pub enum Destination {
 pub struct Notification {
     /// When (virtual ns).
     pub time_ns: u64,
-    /// The scu or cc that raised it.
-    pub source: String,
+    /// The scu or cc that raised it (its name, shared: no allocation per notification).
+    pub source: Arc<str>,
     /// To the Arm cores (`true`) or the host.
     pub to_arm: bool,
     /// The 32-bit value.
@@ -114,8 +115,8 @@ pub(crate) struct ScuCx<'a> {
 
 /// A cc and the state of the flow being processed.
 pub(crate) struct CcCx<'a> {
-    /// Its definition.
-    pub def: &'a Cc,
+    /// Its name.
+    pub name: &'a Arc<str>,
     /// Host-set parameters.
     pub params: &'a [Bits],
     /// The flow.
@@ -272,11 +273,11 @@ impl<'a> Cx<'a> {
     }
 
     /// The source name for notifications.
-    pub fn source_name(&self) -> String {
+    pub fn source_name(&self) -> Arc<str> {
         match (&self.scu, &self.cc) {
-            (Some(s), _) => s.def.name.clone(),
-            (_, Some(c)) => c.def.name.clone(),
-            _ => String::new(),
+            (Some(s), _) => s.code.name.clone(),
+            (_, Some(c)) => c.name.clone(),
+            _ => Arc::from(""),
         }
     }
 

@@ -38,6 +38,7 @@ use crate::body::{Body, Expr};
 use crate::entities::*;
 use crate::program::{Module, Scu};
 use cranelift_entity::EntityRef;
+use std::sync::Arc;
 
 /// What an expression yields.
 pub(crate) type R<T> = Result<T, Halt>;
@@ -249,6 +250,8 @@ pub(crate) struct ScuCode {
     pub actions: Vec<Code>,
     /// Tables, by `TableId`.
     pub tables: Vec<TableCode>,
+    /// The scu's name, shared by its notifications rather than copied into each.
+    pub name: Arc<str>,
 }
 
 /// The compiled code of a module. See the [module documentation](self).
@@ -258,6 +261,8 @@ pub struct Program {
     pub(crate) scus: Vec<ScuCode>,
     /// Handlers of each cc, in the order of `Cc::handlers`.
     pub(crate) ccs: Vec<Vec<Code>>,
+    /// Each cc's name, shared by its notifications.
+    pub(crate) cc_names: Vec<Arc<str>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -295,13 +300,24 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { funcs, scus, ccs }
+        let cc_names = module
+            .ccs
+            .values()
+            .map(|c| Arc::from(c.name.as_str()))
+            .collect();
+        Program {
+            funcs,
+            scus,
+            ccs,
+            cc_names,
+        }
     }
 }
 
 fn scu_code(module: &Module, s: &Scu) -> ScuCode {
     let body = |b: &Body| compile_body(module, b, Some(s));
     ScuCode {
+        name: Arc::from(s.name.as_str()),
         parser: s.parser.as_ref().map(|p| parser::compile(module, s, p)),
         control: s.control.as_ref().map(body),
         on_parser_error: s.on_parser_error.as_ref().map(body),
