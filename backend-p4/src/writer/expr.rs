@@ -60,7 +60,7 @@ impl BodyWriter<'_, '_> {
             return "false".into();
         };
         match e {
-            Expr::Const(c) => conv::literal(&c, &self.ty(id), self.cx.module),
+            Expr::Const(c) => self.cx.literal(&c, &self.ty(id)),
             Expr::Local(l) => self
                 .locals
                 .get(&l)
@@ -179,7 +179,7 @@ impl BodyWriter<'_, '_> {
         let known = header_key(self.body, inst, index).and_then(|k| self.facts.get(k));
         match known {
             Some(true) => format!("{header}.{fname}"),
-            Some(false) => conv::literal(&scenic_ir::Const::zero(), &ty, self.cx.module),
+            Some(false) => self.cx.literal(&scenic_ir::Const::zero(), &ty),
             None if self.kind == Kind::Parser => {
                 let name = self
                     .cx
@@ -197,7 +197,7 @@ impl BodyWriter<'_, '_> {
 
     /// `t = 0; if (h.isValid()) { t = read; }`.
     fn guarded(&mut self, header: &str, read: &str, ty: &Type) -> String {
-        let zero = conv::literal(&scenic_ir::Const::zero(), ty, self.cx.module);
+        let zero = self.cx.literal(&scenic_ir::Const::zero(), ty);
         let p4 = self.p4_type(ty);
         let t = self.temp(&p4, Some(&zero));
         self.pre.open(format!("if ({header}.isValid()) {{"));

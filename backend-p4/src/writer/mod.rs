@@ -93,6 +93,22 @@ pub struct Ctx<'a> {
     pub names: Names,
 }
 
+impl Ctx<'_> {
+    /// A constant of type `ty` in P4: a literal, or for a parser error `error.NAME` (P4's
+    /// `error` is not a number; scenicc's IR numbers them).
+    pub fn literal(&self, c: &scenic_ir::Const, ty: &scenic_ir::Type) -> String {
+        if *ty == scenic_ir::Type::ParserError {
+            let id = c.to_u64().map(|v| ErrorId::from_u32(v as u32));
+            let name = id
+                .and_then(|id| self.names.errors.get(&id))
+                .cloned()
+                .unwrap_or_else(|| "NoError".into());
+            return format!("error.{name}");
+        }
+        crate::conv::literal(c, ty, self.module)
+    }
+}
+
 /// Writes the program, or returns every error found.
 pub fn write(prepared: &Prepared, options: &Options) -> Result<String, Errors> {
     let module = &prepared.module;

@@ -10,7 +10,6 @@
 use super::body::{BodyWriter, Kind, Shared};
 use super::{target, Ctx};
 use crate::analysis::facts::{after_extracts, Facts};
-use crate::conv;
 use crate::error::Error;
 use crate::namer::Namer;
 use scenic_ir::body::Pattern;
@@ -134,7 +133,7 @@ fn zero_value(cx: &Ctx<'_>, ty: &Type) -> String {
                 .collect();
             format!("{{ {} }}", parts.join(", "))
         }
-        other => conv::literal(&scenic_ir::Const::zero(), other, cx.module),
+        other => cx.literal(&scenic_ir::Const::zero(), other),
     }
 }
 

@@ -6,7 +6,6 @@ use super::target;
 use crate::analysis::csr::{increment, CsrKind};
 use crate::analysis::facts::{header_key, Facts};
 use crate::analysis::flow::after_simple;
-use crate::conv;
 use crate::error::{Construct, Error};
 use crate::Target;
 use scenic_ir::body::{Case, Pattern};
@@ -252,7 +251,7 @@ impl BodyWriter<'_, '_> {
                     .and_then(|f| f.get(i))
                     .cloned()
                     .unwrap_or_default();
-                let zero = conv::literal(&Const::zero(), &field.ty, self.cx.module);
+                let zero = self.cx.literal(&Const::zero(), &field.ty);
                 self.code.line(format!("{h}.{f} = {zero};"));
             }
         }
@@ -368,15 +367,7 @@ impl BodyWriter<'_, '_> {
 
     /// A constant of a scrutinee type (parser errors are `error.NAME`).
     pub fn constant_of(&self, c: &Const, ty: &Type) -> String {
-        if *ty == Type::ParserError {
-            let id = c.to_u64().map(|v| scenic_ir::ErrorId::from_u32(v as u32));
-            let name = id
-                .and_then(|id| self.cx.names.errors.get(&id))
-                .cloned()
-                .unwrap_or_else(|| "NoError".into());
-            return format!("error.{name}");
-        }
-        conv::literal(c, ty, self.cx.module)
+        self.cx.literal(c, ty)
     }
 
     /// Reports a construct found while writing statements.

@@ -222,7 +222,7 @@ fn action_call(cx: &Ctx<'_>, action: scenic_ir::ActionId, args: &[scenic_ir::Con
     let args: Vec<String> = args
         .iter()
         .zip(&params)
-        .map(|(c, t)| conv::literal(c, t, cx.module))
+        .map(|(c, t)| cx.literal(c, t))
         .collect();
     format!("{name}({})", args.join(", "))
 }
@@ -230,7 +230,7 @@ fn action_call(cx: &Ctx<'_>, action: scenic_ir::ActionId, args: &[scenic_ir::Con
 /// One key of a constant entry.
 fn key_match(cx: &Ctx<'_>, m: &KeyMatch, ty: &Type) -> String {
     let width = conv::scalar_width(ty, cx.module).unwrap_or(1).max(1);
-    let lit = |c: &scenic_ir::Const| conv::literal(c, ty, cx.module);
+    let lit = |c: &scenic_ir::Const| cx.literal(c, ty);
     match m {
         KeyMatch::Exact(c) => lit(c),
         KeyMatch::Lpm(_, 0) | KeyMatch::Any => "_".into(),
