@@ -2,7 +2,9 @@
 //! (`scenic_ir::lower::p4`) → IR → interpreter, compared with the original IR's interpreter.
 //!
 //! Programs: every example both targets express (l3_router today; the test fails if none is found,
-//! so it cannot pass by testing nothing) and every `tests/in/*.sn` both targets accept. For each
+//! so it cannot pass by testing nothing), every `tests/in/*.sn` both targets accept, and the P4
+//! examples (`examples/p4/*.p4`, read by the P4 reader: v1model written as Vitis Networking P4 and
+//! as v1model again; `basic_router.p4` must be among them). For each
 //! program and each target:
 //!
 //! - the register file read back (names, types, initial values, access, offsets), the tables
@@ -57,6 +59,19 @@ fn cases() -> Vec<Case> {
         .collect();
     tests.sort();
     out.extend(tests.into_iter().map(|source| Case { source, stf: None }));
+    // P4 programs, read by the P4 reader: one target's P4 written as either target's.
+    let mut p4: Vec<String> = std::fs::read_dir(common::root().join("examples/p4"))
+        .expect("examples/p4")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "p4"))
+        .filter_map(|p| Some(format!("examples/p4/{}", p.file_name()?.to_str()?)))
+        .collect();
+    p4.sort();
+    for source in p4 {
+        let stf = source.replace(".p4", ".stf");
+        let stf = common::root().join(&stf).exists().then_some(stf);
+        out.push(Case { source, stf });
+    }
     out.retain(|c| {
         let (module, _) = common::lower(&c.source);
         [Target::V1Model, Target::VitisP4]
@@ -475,10 +490,12 @@ fn round_trip(case: &Case, target: Target, seed: u64) -> usize {
 
 fn all_cases(target: Target, seed: u64) {
     let cases = cases();
-    assert!(
-        cases.iter().any(|c| c.source == "examples/l3_router.sn"),
-        "l3_router must be among the round-trip programs"
-    );
+    for required in ["examples/l3_router.sn", "examples/p4/basic_router.p4"] {
+        assert!(
+            cases.iter().any(|c| c.source == required),
+            "{required} must be among the round-trip programs"
+        );
+    }
     let mut total = 0;
     for (i, case) in cases.iter().enumerate() {
         total += round_trip(case, target, seed + i as u64);

@@ -1,20 +1,22 @@
-//! `scenicc emit vitis-p4|v1model FILE`: the P4_16 program of a file's scu, or every reason it has
-//! none, rendered like the compiler's other diagnostics (`error[P0003]: ...`, `--> file:line:col`).
+//! `scenicc emit vitis-p4|v1model FILE`: the P4_16 program of a file's scu (a `.sn` file, or a `.p4`
+//! one, which this translates between P4 targets), or every reason it has none, rendered like the compiler's other diagnostics (`error[P0003]: ...`, `--> file:line:col`).
 //!
 //! The backend (`scenic_backend_p4`) knows nothing of the frontend's diagnostics; its errors carry IR
 //! spans, which [`to_diagnostic`] turns into labelled diagnostics over the session's sources.
 
+use crate::compile;
 use crate::output::{self, print_stdout, Level, Output};
-use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
+use crate::{EXIT_ERRORS, EXIT_INTERNAL};
 use scenic_backend_p4::{write_p4, Error, Options, Target};
 use scenic_frontend::diag::{Code, Diagnostic, Loc};
 use scenic_frontend::span::Span as FileSpan;
-use scenic_frontend::{CheckOptions, CheckReport, Session};
+use scenic_frontend::CheckReport;
 use scenic_ir::Validator;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Checks, lowers and writes `file` as P4 for `target`; prints the program on stdout.
+/// Checks, lowers and writes `file` (a `.sn` program, or a `.p4` one read by the P4 reader) as P4
+/// for `target`; prints the program on stdout.
 pub fn emit(
     file: &Path,
     scu: Option<&str>,
@@ -22,33 +24,12 @@ pub fn emit(
     output: &Output,
     deny_warnings: bool,
 ) -> ExitCode {
-    let mut session = Session::new();
-    if let Err(err) = session.add_path(file) {
-        output.message(Level::Error, &err.to_string());
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
-    output.diagnostics(&report);
-    let names = [file.display().to_string()];
-    if report.error_count() > 0 {
-        if let Some((level, line)) =
-            output::check_summary(&names, report.error_count(), report.warning_count())
-        {
-            output.summary(level, &line);
-        }
-        return ExitCode::from(EXIT_ERRORS);
-    }
-    let Some(&root) = session.roots().first() else {
-        return ExitCode::from(EXIT_USAGE);
+    let compiled = match compile::lower_with_sources(file, output, deny_warnings) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
-    let module = match scenic_ir::lower::lower_file(session.db(), root) {
-        Ok(module) => module,
-        Err(err) => {
-            output.message(Level::Error, &err.to_string());
-            return ExitCode::from(EXIT_ERRORS);
-        }
-    };
-    let info = match Validator::new().validate(&module) {
+    let module = &compiled.module;
+    let info = match Validator::new().validate(module) {
         Ok(info) => info,
         Err(err) => {
             output.message(
@@ -60,19 +41,23 @@ pub fn emit(
     };
     let mut options = Options::new(target);
     options.scu = scu.map(str::to_string);
-    match write_p4(&module, &info, &options) {
+    match write_p4(module, &info, &options) {
         Ok(text) => {
             print_stdout(&text);
             ExitCode::SUCCESS
         }
         Err(errors) => {
+            let report = CheckReport {
+                diagnostics: Vec::new(),
+                sources: compiled.sources,
+            };
             report_errors(&errors.0, report, output);
             let internal = errors.0.iter().any(|e| matches!(e, Error::Internal(_)));
             output.summary(
                 Level::Error,
                 &format!(
                     "could not write `{}` for {target} due to {}",
-                    names[0],
+                    file.display(),
                     output::count(errors.0.len(), "previous error")
                 ),
             );

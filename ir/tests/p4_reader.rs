@@ -3,7 +3,8 @@
 //! `@scenic_csr` on registers, Vitis `Counter`s and Vitis user-metadata fields (CSRs in offset
 //! order with their access and initial value; `set_csr`/`check_csr` through STF), the Vitis shell
 //! inputs (`ingress_port`, `packet_length`, `timestamp_ns`), `Counter<W, S>` indexed by `bit<S>`,
-//! and malformed annotations reported as E0702 at their line.
+//! malformed annotations reported as E0702 at their line, and v1model's `ingress_global_timestamp`
+//! (microseconds, computed only when the program reads it).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -261,4 +262,65 @@ fn mangled_programs_never_panic() {
         }
     }
     assert!(runs > 200, "{runs}");
+}
+
+/// A v1model program that copies `ingress_global_timestamp` into the packet when `READ` is
+/// replaced by the read, and writes a constant otherwise.
+const TIMESTAMP: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<48> ts; }
+struct headers_t { h_t h; }
+struct metadata_t { }
+parser P(packet_in packet, out headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    state start { packet.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control I(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    apply { hdr.h.ts = READ; sm.egress_spec = 1; }
+}
+control E(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control D(packet_out packet, in headers_t hdr) { apply { packet.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// Whether any expression of the parser divides (the microseconds of the v1model prologue).
+fn parser_divides(module: &Module) -> bool {
+    let scu = module.scus.values().next().unwrap();
+    let parser = scu.parser.as_ref().unwrap();
+    parser.body.exprs.values().any(|e| {
+        matches!(
+            e,
+            scenic_ir::Expr::Binary(scenic_ir::body::BinaryOp::Div, _, _)
+        )
+    })
+}
+
+#[test]
+fn ingress_global_timestamp_is_microseconds_and_computed_only_when_read() {
+    let read = lower(
+        "ts.p4",
+        &TIMESTAMP.replace("READ", "sm.ingress_global_timestamp"),
+    );
+    assert!(parser_divides(&read));
+    let mut machine = scenic_ir::interp::Machine::new(&read);
+    let scu = read.scus.keys().next().unwrap();
+    let outcome = machine.process_packet(scu, &[0; 6], 0, 5_000_123_456);
+    assert_eq!(outcome.outputs.len(), 1, "{outcome:?}");
+    // 5,000,123,456 ns is 5,000,123 µs.
+    let ts = outcome.outputs[0].1[..6].to_vec();
+    assert_eq!(ts, 5_000_123u64.to_be_bytes()[2..].to_vec());
+    // Not read: no division is left for a P4 target to refuse, and the IR stays valid.
+    let unread = lower("ts.p4", &TIMESTAMP.replace("READ", "48w7"));
+    assert!(!parser_divides(&unread));
+    scenic_ir::Validator::new().validate(&unread).unwrap();
+    // Read only as a whole struct copied elsewhere counts as read.
+    let whole = TIMESTAMP
+        .replace(
+            "struct metadata_t { }",
+            "struct metadata_t { standard_metadata_t saved; }",
+        )
+        .replace("READ", "48w7; meta.saved = sm");
+    assert!(parser_divides(&lower("ts.p4", &whole)));
 }

@@ -31,7 +31,19 @@ pub fn examples() -> Vec<String> {
 /// messages stays relative, so goldens do not depend on where the repository is).
 pub fn lower(relative: &str) -> (scenic_ir::Module, SourceMap) {
     let text = std::fs::read_to_string(root().join(relative)).expect("readable program");
+    if relative.ends_with(".p4") {
+        return read_p4(relative, &text);
+    }
     lower_text(relative, &text)
+}
+
+/// Reads a P4 program through scenicc's P4 reader; panics with the diagnostics if it cannot.
+pub fn read_p4(name: &str, text: &str) -> (scenic_ir::Module, SourceMap) {
+    let (report, module) = scenic_ir::lower::p4::compile_source(name, text);
+    match module {
+        Some(m) if report.error_count() == 0 => (m, report.sources),
+        _ => panic!("{name} has errors:\n{}", report.render_plain()),
+    }
 }
 
 /// Checks and lowers program text.

@@ -64,6 +64,68 @@ impl Lw<'_> {
             fx.body.block = block;
             self.scu.deparser = Some(fx.body);
         }
+        if arch.kind == ArchKind::V1Model && !self.reads_std_field("ingress_global_timestamp") {
+            self.drop_prologue_write("ingress_global_timestamp");
+        }
+    }
+
+    /// Whether any body of the program may read the standard metadata's field `name`: a read of
+    /// that field, or of the whole struct other than to take another field of it. Conservative:
+    /// expressions no statement reaches count too.
+    fn reads_std_field(&self, name: &str) -> bool {
+        let Some(Place::Field(_, wanted)) = self.std_place(name) else {
+            return false;
+        };
+        let std = self.std_field;
+        let scu = &self.scu;
+        let mut bodies: Vec<&crate::body::Body> = Vec::new();
+        bodies.extend(scu.parser.as_ref().map(|p| &p.body));
+        bodies.extend(scu.control.iter().chain(&scu.on_parser_error));
+        bodies.extend(scu.deparser.iter());
+        bodies.extend(scu.actions.values().map(|a| &a.body));
+        bodies.extend(scu.tables.values().map(|t| &t.key_body));
+        bodies.extend(self.module.functions.values().map(|f| &f.body));
+        bodies.iter().any(|body| {
+            let is_std = |e: ExprId| body.exprs.get(e) == Some(&Expr::Meta(std));
+            let other_fields: Vec<ExprId> = body
+                .exprs
+                .values()
+                .filter_map(|e| match e {
+                    Expr::Field { base, field } if is_std(*base) && *field != wanted => Some(*base),
+                    _ => None,
+                })
+                .collect();
+            body.exprs.iter().any(|(id, e)| match e {
+                Expr::Field { base, field } => is_std(*base) && *field == wanted,
+                Expr::Meta(m) => *m == std && !other_fields.contains(&id),
+                _ => false,
+            })
+        })
+    }
+
+    /// Removes the prologue's write of the standard metadata's field `name` from the parser's
+    /// first state, and the expressions of its value.
+    fn drop_prologue_write(&mut self, name: &str) {
+        let Some(place) = self.std_place(name) else {
+            return;
+        };
+        let Some(parser) = self.scu.parser.as_mut() else {
+            return;
+        };
+        let Some(start) = parser.states.get_mut(parser.start) else {
+            return;
+        };
+        let block = &mut start.block;
+        if let Some(i) = block
+            .stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Assign(p, _) if *p == place))
+        {
+            block.stmts.remove(i);
+            block.spans.remove(i);
+            // The validator wants every expression used once: drop the value's expressions.
+            crate::passes::compact::compact_code(crate::passes::walk::CodeMut::Parser(parser));
+        }
     }
 
     /// The instance of a top-level block, its parameters bound by role.
@@ -114,7 +176,9 @@ impl Lw<'_> {
                     self.packet_field(fx, PacketField::Len, Type::Bits(16), Type::Bits(32), span);
                 let place = self.std_place("packet_length");
                 self.push_assign(block, place, len, span);
-                // BMv2's global timestamps count microseconds.
+                // BMv2's global timestamps count microseconds. Removed again when nothing reads it
+                // (`drop_prologue_write`): the division would keep the program from being written
+                // back to P4 targets, which cannot divide by 1000.
                 let ns = fx
                     .body
                     .add(Expr::Packet(PacketField::Timestamp), Type::Bits(64), span);
