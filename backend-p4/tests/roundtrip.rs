@@ -51,23 +51,10 @@ fn cases() -> Vec<Case> {
         let stf = common::root().join(&stf).exists().then_some(stf);
         out.push(Case { source, stf });
     }
-    let mut tests: Vec<String> = std::fs::read_dir(common::root().join("backend-p4/tests/in"))
-        .expect("tests/in")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "sn"))
-        .filter_map(|p| Some(format!("backend-p4/tests/in/{}", p.file_name()?.to_str()?)))
-        .collect();
-    tests.sort();
+    let tests = files_in("backend-p4/tests/in", "sn");
     out.extend(tests.into_iter().map(|source| Case { source, stf: None }));
     // P4 programs, read by the P4 reader: one target's P4 written as either target's.
-    let mut p4: Vec<String> = std::fs::read_dir(common::root().join("examples/p4"))
-        .expect("examples/p4")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "p4"))
-        .filter_map(|p| Some(format!("examples/p4/{}", p.file_name()?.to_str()?)))
-        .collect();
-    p4.sort();
-    for source in p4 {
+    for source in files_in("examples/p4", "p4") {
         let stf = source.replace(".p4", ".stf");
         let stf = common::root().join(&stf).exists().then_some(stf);
         out.push(Case { source, stf });
@@ -79,6 +66,18 @@ fn cases() -> Vec<Case> {
             .all(|t| common::emit(&module, *t).is_ok())
     });
     out
+}
+
+/// The files of `dir` (from the repository root) ending in `.ext`, as paths from the root, sorted.
+fn files_in(dir: &str, ext: &str) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(common::root().join(dir))
+        .expect(dir)
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .filter_map(|p| Some(format!("{dir}/{}", p.file_name()?.to_str()?)))
+        .collect();
+    files.sort();
+    files
 }
 
 /// Reads P4 text back into the IR; panics with the rendered diagnostics if it cannot.
