@@ -6,7 +6,7 @@
 //! bytes, carrying the remainder. Timers due at or before an event's time run before its handler.
 
 use super::bits::Bits;
-use super::context::{CcCx, Cx, Notification};
+use super::context::{CcCx, Cx, Effects, Notification};
 use super::runtime::{CcFlow, Machine};
 use super::value::{width_of, Value};
 use crate::entities::*;
@@ -240,7 +240,14 @@ impl<'m> Machine<'m> {
         let Some(state) = flows.get_mut(&flow) else {
             return Vec::new();
         };
-        let mut cx = Cx::new(module, &self.program, &mut self.frames, now_ns);
+        let mut effects = Effects::default();
+        let mut cx = Cx::new(
+            module,
+            &self.program,
+            &mut self.frames,
+            &mut effects,
+            now_ns,
+        );
         let name = self.program.cc_names.get(cc.index()).cloned();
         let name = name.unwrap_or_else(|| Arc::from(def.name.as_str()));
         cx.cc = Some(CcCx {

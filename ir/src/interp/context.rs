@@ -63,6 +63,17 @@ pub struct Effects {
 }
 
 impl Effects {
+    /// Empties every list (keeping their storage) for the next packet, tracing when `trace`.
+    pub(crate) fn reset(&mut self, trace: Option<Vec<String>>) {
+        self.copies.clear();
+        self.dropped = false;
+        self.notifications.clear();
+        self.passes.clear();
+        self.pushes.clear();
+        self.restarts.clear();
+        self.trace = trace;
+    }
+
     /// Records `drop()`: every copy so far is cancelled.
     pub fn drop_packet(&mut self) {
         self.dropped = true;
@@ -172,8 +183,8 @@ pub(crate) struct Cx<'a> {
     pub now_ns: u64,
     /// The flow id (QPN or session), for rdma/tcp scus and ccs.
     pub flow_id: u64,
-    /// Effects produced.
-    pub effects: Effects,
+    /// Effects produced (the caller's: a packet's are reused from one packet to the next).
+    pub effects: &'a mut Effects,
     /// A parser error raised by an extraction or lookahead (`packet_too_short`, `stack_overflow`).
     pub parse_error: Option<&'static str>,
     /// Bytes emitted by the deparser so far.
@@ -195,6 +206,7 @@ impl<'a> Cx<'a> {
         module: &'a Module,
         prog: &'a Program,
         frames: &'a mut Frames,
+        effects: &'a mut Effects,
         now_ns: u64,
     ) -> Cx<'a> {
         Cx {
@@ -206,7 +218,7 @@ impl<'a> Cx<'a> {
             beat: None,
             now_ns,
             flow_id: 0,
-            effects: Effects::default(),
+            effects,
             parse_error: None,
             emitted: Vec::new(),
             frames,

@@ -3,7 +3,7 @@
 
 use super::bits::Bits;
 use super::compile::Program;
-use super::context::{Cx, Frames, Notification, ScuCx};
+use super::context::{Cx, Effects, Frames, Notification, ScuCx};
 use super::state::{compile_match, Bucket, EntryError, MapState, RtEntry, TableState};
 use super::value::{width_of, Value};
 use crate::entities::*;
@@ -301,15 +301,23 @@ impl<'m> Machine<'m> {
     /// Advances virtual time to `now_ns`, running every `every` block (and cc timer) that comes due;
     /// returns the notifications they raised.
     pub fn advance_time(&mut self, now_ns: u64) -> Vec<Notification> {
+        let mut raised = Vec::new();
+        self.advance_time_into(now_ns, &mut raised);
+        raised
+    }
+
+    /// [`Machine::advance_time`], appending the notifications to `raised` (a caller that reuses
+    /// one vector allocates nothing for them).
+    pub(crate) fn advance_time_into(&mut self, now_ns: u64, raised: &mut Vec<Notification>) {
         // Nothing can be due before the earliest `every` time (a module with ccs checks its flows'
         // timers every time): the common case of a packet between two timer ticks.
         if self.start_ns.is_some() && now_ns < self.every_due && self.ccs.is_empty() {
             self.now_ns = self.now_ns.max(now_ns);
-            return Vec::new();
+            return;
         }
         let start = *self.start_ns.get_or_insert(now_ns);
         self.now_ns = self.now_ns.max(now_ns);
-        let mut raised = Vec::new();
+        let from = raised.len();
         let module = self.module;
         for (id, def) in module.scus.iter() {
             for (k, every) in def.every.iter().enumerate() {
@@ -330,14 +338,13 @@ impl<'m> Machine<'m> {
             }
         }
         raised.extend(self.advance_cc_timers(now_ns));
-        self.notifications.extend(raised.iter().cloned());
+        self.notifications.extend(raised[from..].iter().cloned());
         self.every_due = self
             .scus
             .iter()
             .flat_map(|rt| rt.every_next.iter().copied())
             .min()
             .unwrap_or(u64::MAX);
-        raised
     }
 
     /// Runs `every` block `k` of scu `id` at time `at`; the notifications it raised.
@@ -351,10 +358,18 @@ impl<'m> Machine<'m> {
         let Some(body) = code.every.get(k) else {
             return Vec::new();
         };
-        let mut cx = Cx::new(self.module, &self.program, &mut self.frames, at);
+        let mut effects = Effects::default();
+        let mut cx = Cx::new(
+            self.module,
+            &self.program,
+            &mut self.frames,
+            &mut effects,
+            at,
+        );
         cx.scu = Some(ScuCx { def, code, rt });
         body.run_top(&mut cx, &[]);
-        cx.effects.notifications
+        drop(cx);
+        effects.notifications
     }
 }
 

@@ -7,7 +7,7 @@
 //! bytes at a time and flushes the rest on the last word; an unbatched one transfers each word.
 
 use super::bits::Bits;
-use super::context::{BeatState, Cx, Notification, ScuCx};
+use super::context::{BeatState, Cx, Effects, Notification, ScuCx};
 use super::runtime::Machine;
 use super::value::Value;
 use crate::entities::ScuId;
@@ -86,12 +86,19 @@ impl<'m> Machine<'m> {
         let Some(kernel) = &code.stream else {
             return outcome;
         };
-        let mut cx = Cx::new(module, &self.program, &mut self.frames, now_ns);
+        let mut effects = Effects::default();
+        let mut cx = Cx::new(
+            module,
+            &self.program,
+            &mut self.frames,
+            &mut effects,
+            now_ns,
+        );
         cx.scu = Some(ScuCx { def, code, rt });
         cx.beat = Some(BeatState { last, keep });
         cx.flow_id = flow;
         kernel.run_top(&mut cx, &[Value::Bits(word.resize(512))]);
-        let effects = cx.effects;
+        drop(cx);
         outcome.passed = effects.passes.into_iter().map(|w| (w, keep)).collect();
         // `every` runs that came due are already in `self.notifications` (advance_time records
         // them); only what this word raised is added below.
