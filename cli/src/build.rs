@@ -18,9 +18,9 @@
 use crate::build_p4;
 use crate::compile::{self, Compiled};
 use crate::output::{Level, Output};
-use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
+use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_backend_hls::package::{self, BuildError, Package};
-use scenic_ir::Validator;
+use scenic_ir::ModuleInfo;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -126,12 +126,16 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let package = match package_of(&args.file, &compiled, output) {
+    let info = match compile::validate(&compiled.module, "lowering", output) {
+        Ok(info) => info,
+        Err(code) => return code,
+    };
+    let package = match package_of(&args.file, &compiled, &info, output) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let programs = match p4_target {
-        Some(t) => match p4_programs(&args.file, &compiled, t, output) {
+        Some(t) => match build_p4::programs(&args.file, &compiled, &info, t, output) {
             Ok(p) => p,
             Err(code) => return code,
         },
@@ -177,37 +181,16 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     xo(&args.output, &dir, &kernels, output)
 }
 
-/// The P4 programs of every scu (the IR is valid: `package_of` checked it).
-fn p4_programs(
+/// Generates the kernels of `c` (validated: `info`) and assembles the package; errors are printed.
+pub fn package_of(
     file: &Path,
     c: &Compiled,
-    target: scenic_backend_p4::Target,
+    info: &ModuleInfo,
     output: &Output,
-) -> Result<Vec<(String, String)>, ExitCode> {
-    let info = Validator::new()
-        .validate(&c.module)
-        .map_err(|_| ExitCode::from(EXIT_INTERNAL))?;
-    build_p4::programs(file, c, &info, target, output)
-}
-
-/// Validates, generates the kernels and assembles the package; errors are printed.
-pub fn package_of(file: &Path, c: &Compiled, output: &Output) -> Result<Package, ExitCode> {
-    let info = match Validator::new().validate(&c.module) {
-        Ok(info) => info,
-        Err(err) => {
-            output.message(
-                Level::Error,
-                &format!(
-                    "internal compiler error: the IR after lowering is invalid: {err}\n\
-                     (this is a bug in scenicc; please report it with the program)"
-                ),
-            );
-            return Err(ExitCode::from(EXIT_INTERNAL));
-        }
-    };
+) -> Result<Package, ExitCode> {
     let inputs = package::BuildInputs {
         module: &c.module,
-        info: &info,
+        info,
         source_file: &file.display().to_string(),
         source_text: &c.root.1,
         root_file_id: c.root.0,

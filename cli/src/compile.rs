@@ -5,10 +5,10 @@
 //! (2 when the file cannot be read).
 
 use crate::output::{self, Output};
-use crate::{EXIT_ERRORS, EXIT_USAGE};
+use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
 use scenic_frontend::diag::render::SourceMap;
 use scenic_frontend::{CheckOptions, Session};
-use scenic_ir::Module;
+use scenic_ir::{Module, ModuleInfo, Validator};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -20,6 +20,21 @@ pub struct Compiled {
     pub sources: SourceMap,
     /// The root file's frontend id and text.
     pub root: (u32, String),
+}
+
+/// The validator's facts about `module`, as it is after `after` (`lowering`, a pass); an invalid
+/// IR is a bug in scenicc, reported as an internal error (exit code 101), never passed on.
+pub fn validate(module: &Module, after: &str, output: &Output) -> Result<ModuleInfo, ExitCode> {
+    Validator::new().validate(module).map_err(|err| {
+        output.message(
+            output::Level::Error,
+            &format!(
+                "internal compiler error: the IR after {after} is invalid: {err}\n\
+                 (this is a bug in scenicc; please report it with the program)"
+            ),
+        );
+        ExitCode::from(EXIT_INTERNAL)
+    })
 }
 
 /// Checks and lowers `path`; on failure the exit code to return (diagnostics already printed).

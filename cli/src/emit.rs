@@ -7,9 +7,8 @@
 
 use crate::compile;
 use crate::output::{print_stdout, Level, Output};
-use crate::{EXIT_INTERNAL, EXIT_USAGE};
+use crate::EXIT_USAGE;
 use scenic_ir::passes::PassManager;
-use scenic_ir::{Module, Validator};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -84,41 +83,29 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         Err(code) => return code,
     };
     let module = &mut compiled.module;
-    if let Err(code) = validate(module, output, "lowering") {
-        return code;
-    }
+    let mut info = match compile::validate(module, "lowering", output) {
+        Ok(info) => info,
+        Err(code) => return code,
+    };
     for name in names {
         if let Err(err) = manager.run_named(module, &[name]) {
             output.message(Level::Error, &err.to_string());
             return ExitCode::from(EXIT_USAGE);
         }
-        if let Err(code) = validate(module, output, &format!("pass `{name}`")) {
-            return code;
-        }
+        info = match compile::validate(module, &format!("pass `{name}`"), output) {
+            Ok(info) => info,
+            Err(code) => return code,
+        };
     }
     match args.what {
         Artifact::VitisP4 | Artifact::V1model | Artifact::Hls => {}
         Artifact::Ir => print_stdout(&scenic_ir::print::print_module(module)),
-        Artifact::Manifest => match crate::build::package_of(&args.file, &compiled, output) {
-            Ok(package) => print_stdout(&package.manifest.to_json_pretty()),
-            Err(code) => return code,
-        },
-    }
-    ExitCode::SUCCESS
-}
-
-fn validate(module: &Module, output: &Output, after: &str) -> Result<(), ExitCode> {
-    match Validator::new().validate(module) {
-        Ok(_) => Ok(()),
-        Err(err) => {
-            output.message(
-                Level::Error,
-                &format!(
-                    "internal compiler error: the IR after {after} is invalid: {err}\n\
-                     (this is a bug in scenicc; please report it with the program)"
-                ),
-            );
-            Err(ExitCode::from(EXIT_INTERNAL))
+        Artifact::Manifest => {
+            match crate::build::package_of(&args.file, &compiled, &info, output) {
+                Ok(package) => print_stdout(&package.manifest.to_json_pretty()),
+                Err(code) => return code,
+            }
         }
     }
+    ExitCode::SUCCESS
 }

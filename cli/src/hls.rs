@@ -7,11 +7,10 @@
 
 use crate::compile::{self, Compiled};
 use crate::output::{print_stdout, Level, Output};
-use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
+use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_backend_hls::csim::{self, CsimDevice};
 use scenic_backend_hls::{Options, SourceLines};
 use scenic_ir::sim::stf::{self, StfReport};
-use scenic_ir::{ModuleInfo, Validator};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -27,19 +26,6 @@ fn options(file: &Path, compiled: &Compiled) -> Options {
         sources,
         ..Options::default()
     }
-}
-
-fn validate(compiled: &Compiled, output: &Output) -> Result<ModuleInfo, ExitCode> {
-    Validator::new().validate(&compiled.module).map_err(|err| {
-        output.message(
-            Level::Error,
-            &format!(
-                "internal compiler error: the IR after lowering is invalid: {err}\n\
-                 (this is a bug in scenicc; please report it with the program)"
-            ),
-        );
-        ExitCode::from(EXIT_INTERNAL)
-    })
 }
 
 fn backend_error(
@@ -66,7 +52,7 @@ pub fn emit(file: &Path, scu: Option<&str>, output: &Output, deny_warnings: bool
         Ok(c) => c,
         Err(code) => return code,
     };
-    let info = match validate(&compiled, output) {
+    let info = match compile::validate(&compiled.module, "lowering", output) {
         Ok(info) => info,
         Err(code) => return code,
     };
@@ -110,7 +96,7 @@ pub fn run_stf(
         ExitCode::from(EXIT_USAGE)
     })?;
     let compiled = compile::lower_with_sources(file, output, deny_warnings)?;
-    let info = validate(&compiled, output)?;
+    let info = compile::validate(&compiled.module, "lowering", output)?;
     let files =
         scenic_backend_hls::write_kernel(&compiled.module, &info, &options(file, &compiled))
             .map_err(|err| backend_error(file, &compiled, &err, output))?;

@@ -11,7 +11,6 @@ use scenic_backend_p4::{write_p4, Error, Options, Target};
 use scenic_frontend::diag::{Code, Diagnostic, Loc};
 use scenic_frontend::span::Span as FileSpan;
 use scenic_frontend::CheckReport;
-use scenic_ir::Validator;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -29,15 +28,9 @@ pub fn emit(
         Err(code) => return code,
     };
     let module = &compiled.module;
-    let info = match Validator::new().validate(module) {
+    let info = match compile::validate(&compiled.module, "lowering", output) {
         Ok(info) => info,
-        Err(err) => {
-            output.message(
-                Level::Error,
-                &format!("internal compiler error: the IR after lowering is invalid: {err}"),
-            );
-            return ExitCode::from(EXIT_INTERNAL);
-        }
+        Err(code) => return code,
     };
     let mut options = Options::new(target);
     options.scu = scu.map(str::to_string);
