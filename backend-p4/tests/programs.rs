@@ -35,3 +35,38 @@ fn refused_constructs_are_reported_one_by_one() {
         );
     }
 }
+
+/// A CSR written in part (`flags[7:0] = v`) is a written CSR: v1model assigns the slice of the
+/// register's variable (and writes the register back); Vitis refuses it, naming the CSR, as it
+/// refuses any written CSR that is not a packet counter (docs/p4.md). It once came out as
+/// `[7:0] = 8w1;` on both targets, with no error.
+#[test]
+fn csr_written_in_part_is_a_register_or_refused() {
+    let (module, sources) = common::lower("backend-p4/tests/in/csr_slices.sn");
+    let v1 = common::emit(&module, Target::V1Model)
+        .unwrap_or_else(|e| panic!("v1model: {}", common::render(&e, &sources)));
+    for line in v1.lines().map(str::trim) {
+        assert!(
+            !line.starts_with('['),
+            "a slice with no place in v1model: {line}"
+        );
+    }
+    assert!(
+        v1.lines()
+            .any(|l| l.contains("flags") && l.contains("[7:0] =")),
+        "no write of flags[7:0]:\n{v1}"
+    );
+    for register in ["flags", "last_"] {
+        assert!(
+            v1.contains(&format!("{register}.write(0, scenic_csr_")),
+            "{register} is not written back:\n{v1}"
+        );
+    }
+    let Err(errors) = common::emit(&module, Target::VitisP4) else {
+        panic!("Vitis accepted a written CSR")
+    };
+    let rendered = common::render(&errors, &sources);
+    for name in ["`flags`", "`last`"] {
+        assert!(rendered.contains(name), "{name} not refused:\n{rendered}");
+    }
+}

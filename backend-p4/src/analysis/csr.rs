@@ -132,12 +132,34 @@ pub fn increment(body: &Body, stmt: &Stmt) -> Option<CsrId> {
     (reads_self && adds_one).then_some(*c)
 }
 
+/// The CSR that `stmt` assigns, whole or in part (`c[7:0] = v` writes `c` too).
+fn assigned_csr(stmt: &Stmt) -> Option<CsrId> {
+    let Stmt::Assign(place, _) = stmt else {
+        return None;
+    };
+    // A loop, not a recursion: a place's depth is the program's.
+    let mut root = place;
+    loop {
+        match root {
+            Place::Csr(c) => return Some(*c),
+            Place::Field(inner, _) | Place::Index(inner, _) | Place::Slice(inner, _, _) => {
+                root = inner;
+            }
+            Place::Local(_)
+            | Place::Meta(_)
+            | Place::HeaderField { .. }
+            | Place::Header { .. }
+            | Place::CcState(_) => return None,
+        }
+    }
+}
+
 fn collect(body: &Body, in_parser: bool, usage: &mut BTreeMap<CsrId, Usage>) {
     visit_stmts(&body.block, &mut |stmt, span| {
         let inc = increment(body, stmt);
-        if let Stmt::Assign(Place::Csr(c), _) = stmt {
+        if let Some(c) = assigned_csr(stmt) {
             usage
-                .entry(*c)
+                .entry(c)
                 .or_default()
                 .writes
                 .push((span, inc.is_some()));

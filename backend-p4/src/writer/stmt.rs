@@ -101,13 +101,17 @@ impl BodyWriter<'_, '_> {
     pub fn place(&mut self, p: &Place) -> String {
         match p {
             Place::Local(l) => self.local(*l),
-            Place::Csr(c) => self
-                .cx
-                .names
-                .csrs
-                .get(c)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default(),
+            Place::Csr(c) => match self.cx.names.csrs.get(c) {
+                Some((_, var)) => var.clone(),
+                None => {
+                    // Every written CSR is planned and named (analysis/csr.rs): an empty name
+                    // here would be P4 that no compiler accepts.
+                    self.errors.push(Error::Internal(format!(
+                        "CSR {c:?} is assigned but has no P4 name"
+                    )));
+                    "scenic_invalid".into()
+                }
+            },
             Place::Meta(i) => format!(
                 "meta.{}",
                 self.cx
