@@ -81,3 +81,29 @@ pub fn lower_with_sources(
         }
     }
 }
+
+/// Checks that `--scu NAME`, when given, names an scu of `module`: a misspelt name is a usage
+/// error that lists the program's scus, not a run in which every command fails.
+pub fn require_scu(module: &Module, name: Option<&str>, output: &Output) -> Result<(), ExitCode> {
+    let Some(name) = name else {
+        return Ok(());
+    };
+    if module.scus.values().any(|s| s.name == name) {
+        return Ok(());
+    }
+    let names: Vec<String> = module
+        .scus
+        .values()
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    let known = if names.is_empty() {
+        "it defines only congestion controllers".to_string()
+    } else {
+        format!("its scus: {}", names.join(", "))
+    };
+    output.message(
+        output::Level::Error,
+        &format!("no scu named `{name}` in the program ({known})"),
+    );
+    Err(ExitCode::from(EXIT_USAGE))
+}

@@ -96,6 +96,7 @@ pub fn run_stf(
         ExitCode::from(EXIT_USAGE)
     })?;
     let compiled = compile::lower_with_sources(file, output, deny_warnings)?;
+    compile::require_scu(&compiled.module, scu, output)?;
     let info = compile::validate(&compiled.module, "lowering", output)?;
     let files =
         scenic_backend_hls::write_kernel(&compiled.module, &info, &options(file, &compiled))

@@ -179,8 +179,30 @@ fn with_build(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     args
 }
 
+/// `scenicc help --help` (or `-h`) as `scenicc help`: clap's `help` subcommand takes no options and
+/// would refuse it with a usage error, where asking for help about help should just give help.
+fn without_help_of_help(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    // The first word that is neither an option nor an option's value is the subcommand.
+    let mut i = 1;
+    while let Some(arg) = args.get(i).map(|a| a.to_string_lossy().into_owned()) {
+        if VALUED_GLOBALS.contains(&arg.as_str()) {
+            i += 2;
+        } else if arg.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if args.get(i).is_some_and(|a| a == "help") {
+        let tail = args.split_off(i + 1);
+        args.extend(tail.into_iter().filter(|a| a != "--help" && a != "-h"));
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse_from(with_build(std::env::args_os().collect()));
+    let args = without_help_of_help(std::env::args_os().collect());
+    let cli = Cli::parse_from(with_build(args));
     let global = &cli.global;
     let output = Output::new(
         global.message_format,

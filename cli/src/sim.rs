@@ -281,7 +281,12 @@ struct PcapFile {
 }
 
 impl PcapFile {
+    /// Creates the file, and its folder if missing (as `scenicc build` creates its output's).
     fn create(path: PathBuf) -> Result<Self, String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        }
         let file =
             File::create(&path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
         // Large writes: one system call per 64 KiB rather than per 8 KiB of packets.
@@ -558,18 +563,26 @@ mod tests {
         assert_eq!(run(&elsewhere, &quiet(), false), ExitCode::SUCCESS);
     }
 
+    /// An `--out` in folders that do not exist yet creates them (as `scenicc build` does); one
+    /// whose folder cannot be made (a file is in the way) is a usage error.
     #[test]
-    fn an_out_that_cannot_be_created_is_a_usage_error() {
+    fn an_out_in_a_missing_folder_creates_it_and_one_that_cannot_be_created_is_refused() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let input = dir.path().join("in.pcap");
         let packets = [ipv4([10, 1, 1, 1], 64, 60)];
-        std::fs::write(&input, pcap_bytes(&packets)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("a-file"), b"x").unwrap_or_else(|e| panic!("{e}"));
         for with_packets in [true, false] {
-            if !with_packets {
-                std::fs::write(&input, pcap_bytes(&[])).unwrap_or_else(|e| panic!("{e}"));
-            }
+            let records: &[Vec<u8>] = if with_packets { &packets } else { &[] };
+            std::fs::write(&input, pcap_bytes(records)).unwrap_or_else(|e| panic!("{e}"));
             let mut args = args("l3_router.sn", &input, dir.path());
-            args.out = Some(dir.path().join("no-such-dir").join("out.pcap"));
+            let made = dir
+                .path()
+                .join(format!("new-{with_packets}"))
+                .join("deeper");
+            args.out = Some(made.join("out.pcap"));
+            assert_eq!(run(&args, &quiet(), false), ExitCode::SUCCESS);
+            assert!(made.join("out.pcap").is_file(), "{with_packets}");
+            args.out = Some(dir.path().join("a-file").join("out.pcap"));
             let code = run(&args, &quiet(), false);
             assert_eq!(code, ExitCode::from(EXIT_USAGE), "{with_packets}");
         }

@@ -65,6 +65,9 @@ pub fn run(args: &TestArgs, output: &Output, deny_warnings: bool) -> ExitCode {
                 Ok(module) => module,
                 Err(code) => return code,
             };
+            if let Err(code) = compile::require_scu(&module, args.scu.as_deref(), output) {
+                return code;
+            }
             texts
                 .iter()
                 .map(|(name, text)| {

@@ -273,6 +273,10 @@ fn version_and_help() {
         &["check", "--help"],
         &["explain", "--help"],
         &["help", "check"],
+        // Help about help is help, not a usage error (it once exited 2).
+        &["help", "--help"],
+        &["help", "-h"],
+        &["--color", "never", "help", "--help"],
     ] {
         let out = scenicc(dir.path(), args);
         assert_eq!(code(&out), Some(0), "{args:?}");
@@ -388,4 +392,51 @@ fn emit_ir_passes_help_lists_passes_and_aliases() {
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
+}
+
+#[test]
+fn a_binary_file_is_one_short_error_that_echoes_none_of_its_bytes() {
+    let dir = project(&[]);
+    // 24 KB of what an object file looks like: a header, NUL bytes, printable runs, no newlines.
+    let mut bytes = b"\x7fELF\x02\x01\x01".to_vec();
+    for i in 0..24_000u32 {
+        bytes.push(if i % 7 == 0 { 0 } else { b'A' + (i % 26) as u8 });
+    }
+    std::fs::write(dir.path().join("scu.sn"), &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let out = scenicc(dir.path(), &["check", "scu.sn"]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error[E0013]: source file is binary, not text"),
+        "{err}"
+    );
+    assert!(err.contains("a NUL byte at offset 7"), "{err}");
+    assert!(
+        err.len() < 1_000,
+        "{} bytes of diagnostics:\n{err}",
+        err.len()
+    );
+    assert!(
+        !err.contains("ABCDEF"),
+        "the file's bytes are echoed:\n{err}"
+    );
+}
+
+#[test]
+fn test_with_an_unknown_scu_names_it_and_the_program_s_scus() {
+    let dir = project(&[
+        (
+            "s.sn",
+            "use std::net::ethernet;\nscu fw on slow_path {\n    csr c: bit<8>;\n    headers { eth: ethernet }\n    parser { state start { extract(eth); accept } }\n}\n",
+        ),
+        ("t.stf", "set_csr c 1\ncheck_csr c == 1\n"),
+    ]);
+    let out = scenicc(dir.path(), &["test", "s.sn", "t.stf", "--scu", "nope"]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no scu named `nope` in the program (its scus: `fw`)"),
+        "{err}"
+    );
+    assert!(!err.contains("unknown") && stdout(&out).is_empty(), "{err}");
 }
