@@ -212,6 +212,26 @@ impl Session {
     }
 
     fn add_bytes(&mut self, name: String, bytes: &[u8]) -> SourceFile {
+        // A NUL byte means a binary file (an object file, an image): checking it would echo its
+        // bytes back in the source lines of every error. One error, and nothing of it checked.
+        if let Some(at) = bytes.iter().position(|b| *b == 0) {
+            let file = self.new_file(name, String::new());
+            let id = file.id(&self.db);
+            let diag = Diagnostic::at(
+                codes::E0013,
+                Loc::File {
+                    file: id,
+                    span: Span::new(0, 0),
+                },
+                "source file is binary, not text",
+            )
+            .note(format!(
+                "it holds a NUL byte at offset {at}; nothing of the file was checked"
+            ))
+            .help("pass the `.sn` source file, not a compiled or binary file");
+            self.load_diags.insert(id, diag);
+            return file;
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => self.new_file(name, text.to_string()),
             Err(err) => {

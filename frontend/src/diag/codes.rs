@@ -62,7 +62,7 @@ codes! {
     E0010 = "`elif` is not a keyword";
     E0011 = "missing semicolon";
     E0012 = "quantity is not a whole number of base units";
-    E0013 = "source is not valid UTF-8";
+    E0013 = "source is not UTF-8 text";
     E0014 = "nested too deeply";
     // Names.
     E0101 = "cannot find name";
