@@ -290,35 +290,46 @@ impl ContainerCx<'_> {
                 if n <= 1 {
                     continue;
                 }
-                let (chunk, span) =
-                    self.apply_site(&table, root, &check.summary.apply_sites, &graph);
-                self.diags.push(
-                    Diagnostic::at(codes::E0405, self.loc(chunk, span), format!("table `{table}` can be applied {n} times to one packet"))
-                        .label("applied here")
-                        .note("a table is looked up at most once per packet (one pipeline stage, as in Vitis Networking P4)")
-                        .help("apply it in one place and branch on the action it chose: `match t.apply() { ... }`"),
-                );
+                let sites = self.apply_sites(&table, root, &check.summary.apply_sites, &graph);
+                let (chunk, span) = sites.first().copied().unwrap_or((root, Span::default()));
+                let mut diag = Diagnostic::at(codes::E0405, self.loc(chunk, span), format!("table `{table}` can be applied {n} times to one packet"))
+                    .label(if sites.len() > 1 { "applied here" } else { "applied here, more than once (a loop or a repeated call)" })
+                    .note("a table is looked up at most once per packet (one pipeline stage, as in Vitis Networking P4)")
+                    .help("apply it in one place and branch on the action it chose: `match t.apply() { ... }`");
+                if let Some((chunk, span)) = sites.get(1) {
+                    diag = diag.secondary_at(self.loc(*chunk, *span), "and applied here");
+                }
+                self.diags.push(diag);
             }
         }
     }
 
-    fn apply_site(
+    /// The first two places `table` is applied: in `root`, then in the functions it calls. One
+    /// place only when that place runs more than once (a loop, a function called twice).
+    fn apply_sites(
         &self,
         table: &str,
         root: u32,
-        sites: &IndexMap<String, Span>,
+        sites: &IndexMap<String, Vec<Span>>,
         graph: &CallGraph,
-    ) -> (u32, Span) {
-        if let Some(span) = sites.get(table) {
-            return (root, *span);
-        }
+    ) -> Vec<(u32, Span)> {
+        let mut found: Vec<(u32, Span)> = sites
+            .get(table)
+            .into_iter()
+            .flatten()
+            .map(|span| (root, *span))
+            .collect();
         for (chunk, _) in graph.values() {
+            if found.len() >= 2 {
+                break;
+            }
             let check = check_body(self.db, ChunkKey::new(self.db, self.file, *chunk));
-            if let Some(span) = check.summary.apply_sites.get(table) {
-                return (*chunk, *span);
+            if let Some(spans) = check.summary.apply_sites.get(table) {
+                found.extend(spans.iter().map(|span| (*chunk, *span)));
             }
         }
-        (root, Span::default())
+        found.truncate(2);
+        found
     }
 
     fn used_names(&self) -> IndexSet<String> {

@@ -237,10 +237,15 @@ impl Checker<'_> {
             self.arity("apply", 0, args.len(), span);
         }
         self.count(PathKey::Apply(name.to_string()), 1);
-        self.summary
+        let sites = self
+            .summary
             .apply_sites
             .entry(name.to_string())
-            .or_insert(span);
+            .or_default();
+        // An unrolled loop checks one site several times: keep distinct sites.
+        if sites.len() < 2 && !sites.contains(&span) {
+            sites.push(span);
+        }
         Typed::of(self.table_action_ty(name, entry.chunk))
     }
 

@@ -145,8 +145,8 @@ pub struct Summary {
     pub calls: Vec<(String, Span)>,
     /// Worst-path counts of applies and calls.
     pub counts: PathCounts,
-    /// First apply site of each table, for messages.
-    pub apply_sites: IndexMap<String, Span>,
+    /// The first two apply sites of each table in this chunk, for messages.
+    pub apply_sites: IndexMap<String, Vec<Span>>,
     /// Header instances extracted (parser) or emitted (deparser).
     pub headers: IndexSet<String>,
 }
