@@ -217,6 +217,16 @@ impl<'t> Builder<'t> {
         let span = span_of(&pair);
         match pair.as_rule() {
             Rule::block => self.block(pair),
+            Rule::arm_return => {
+                let value = self.children(pair).next().map(|e| self.expr(e));
+                Block {
+                    stmts: vec![Stmt {
+                        kind: StmtKind::Return(value),
+                        span,
+                    }],
+                    span,
+                }
+            }
             Rule::arm_simple => {
                 let mut parts = self.children(pair);
                 let kind = match (parts.next(), parts.next(), parts.next()) {
