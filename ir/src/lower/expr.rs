@@ -173,16 +173,10 @@ impl Lowerer<'_> {
             ExprKind::Field { base, field } => self.lower_field(bcx, base, field, ty, e, cx),
             ExprKind::Index { base, index } => self.lower_index(bcx, base, index, ty, e, cx),
             ExprKind::Slice { base, hi, lo } => self.lower_slice(bcx, base, hi, lo, ty, e, cx),
-            ExprKind::Unary { op, operand } => {
-                let operand = self.lower_expr(bcx, operand, Some(&ty), cx);
-                let op = match op {
-                    ast::UnaryOp::Neg => UnaryOp::Neg,
-                    ast::UnaryOp::Not => UnaryOp::Not,
-                    ast::UnaryOp::BitNot => UnaryOp::BitNot,
-                };
-                self.add(bcx, Expr::Unary(op, operand), ty, e)
+            ExprKind::Unary { .. } => self.lower_unary(bcx, e, ty, cx),
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.lower_binary(bcx, *op, Operand::Ast(lhs), rhs, ty, e, cx)
             }
-            ExprKind::Binary { op, lhs, rhs } => self.lower_binary(bcx, *op, lhs, rhs, ty, e, cx),
             ExprKind::Cast { value, .. } => {
                 let inner = self.lower_expr(bcx, value, None, cx);
                 if bcx.body.types[inner] == ty {
@@ -217,6 +211,33 @@ impl Lowerer<'_> {
             }
             ExprKind::Lit(_) | ExprKind::Error => self.add(bcx, Expr::Const(Const::zero()), ty, e),
         }
+    }
+
+    /// A run of prefix operators, `~(~x)`, `-(-y)`, `!!b`: every level has the type of the
+    /// innermost operand (language.md §4.1, level 10: the result is the operand's type). The checker
+    /// types the inner levels without recording them, so their type is `ty`, not a record; the
+    /// run is lowered in a loop, as the checker types it, so that a long one cannot overflow the
+    /// stack.
+    fn lower_unary(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: Type, cx: &ScuCx) -> ExprId {
+        let mut levels = Vec::new();
+        let mut inner = e;
+        while let ExprKind::Unary { op, operand } = &inner.kind {
+            levels.push((*op, inner));
+            inner = operand;
+            if bcx.info(inner).is_some_and(|i| i.value.is_some()) {
+                break; // a folded constant operand, lowered as a constant
+            }
+        }
+        let mut id = self.lower_expr(bcx, inner, Some(&ty), cx);
+        while let Some((op, level)) = levels.pop() {
+            let op = match op {
+                ast::UnaryOp::Neg => UnaryOp::Neg,
+                ast::UnaryOp::Not => UnaryOp::Not,
+                ast::UnaryOp::BitNot => UnaryOp::BitNot,
+            };
+            id = self.add(bcx, Expr::Unary(op, id), ty.clone(), level);
+        }
+        id
     }
 
     fn lower_path(
@@ -304,6 +325,13 @@ impl Lowerer<'_> {
         }
         let base_id = self.lower_expr(bcx, base, None, cx);
         let position = self.field_position(&bcx.body.types[base_id], &field.name);
+        let ty = match ty {
+            // No checker record (an inner level of a nested place): the field's type.
+            Type::Unit => self
+                .field_type(&bcx.body.types[base_id], position)
+                .unwrap_or(Type::Unit),
+            ty => ty,
+        };
         self.add(
             bcx,
             Expr::Field {
@@ -369,6 +397,17 @@ impl Lowerer<'_> {
         fields.iter().position(|f| f.name == field).unwrap_or(0) as u32
     }
 
+    /// The type of field `field` of a struct or header type.
+    pub(crate) fn field_type(&self, ty: &Type, field: u32) -> Option<Type> {
+        let fields = match ty {
+            Type::Struct(s) => &self.module.structs.get(*s)?.fields,
+            Type::Header(h) => &self.module.headers.get(*h)?.fields,
+            Type::Tuple(items) => return items.get(field as usize).cloned(),
+            _ => return None,
+        };
+        fields.get(field as usize).map(|f| f.ty.clone())
+    }
+
     fn lower_index(
         &mut self,
         bcx: &mut BodyCx,
@@ -399,6 +438,11 @@ impl Lowerer<'_> {
         let base = self.lower_expr(bcx, base, None, cx);
         let index = self.lower_expr(bcx, index, None, cx);
         let index = self.unsigned_index(bcx, index, e);
+        // The checker records no type for the inner levels of `k[1][1]`: the element type.
+        let ty = match (&ty, &bcx.body.types[base]) {
+            (Type::Unit, Type::Array(elem, _)) => (**elem).clone(),
+            _ => ty,
+        };
         self.add(bcx, Expr::Index { base, index }, ty, e)
     }
 
@@ -463,16 +507,18 @@ impl Lowerer<'_> {
         &mut self,
         bcx: &mut BodyCx,
         op: ast::BinaryOp,
-        lhs: &ast::Expr,
+        lhs: Operand<'_>,
         rhs: &ast::Expr,
         ty: Type,
         e: &ast::Expr,
         cx: &ScuCx,
     ) -> ExprId {
         use ast::BinaryOp as A;
-        let lt = bcx.info(lhs).map(|i| i.ty.clone());
+        let lt = bcx.info(lhs.ast()).map(|i| i.ty.clone());
         let rt = bcx.info(rhs).map(|i| i.ty.clone());
-        if let Some(id) = self.lower_scaled(bcx, op, lhs, rhs, lt.as_ref(), rt.as_ref(), &ty, e, cx)
+        let rhs_op = Operand::Ast(rhs);
+        if let Some(id) =
+            self.lower_scaled(bcx, op, lhs, rhs_op, lt.as_ref(), rt.as_ref(), &ty, e, cx)
         {
             return id;
         }
@@ -487,12 +533,26 @@ impl Lowerer<'_> {
             A::Concat => (None, None),
             _ => (Some(ty.clone()), Some(ty.clone())),
         };
-        let l = self.lower_expr(bcx, lhs, lhs_ty.as_ref(), cx);
+        let l = self.operand(bcx, lhs, lhs_ty.as_ref(), cx);
         let mut r = self.lower_expr(bcx, rhs, rhs_ty.as_ref(), cx);
         if matches!(op, A::Shl | A::Shr) {
             r = self.unsigned_index(bcx, r, rhs);
         }
         self.add(bcx, Expr::Binary(ir_op, l, r), ty, e)
+    }
+
+    /// Lowers an operand (or converts the one already lowered) to `expected`.
+    fn operand(
+        &mut self,
+        bcx: &mut BodyCx,
+        o: Operand<'_>,
+        expected: Option<&Type>,
+        cx: &ScuCx,
+    ) -> ExprId {
+        match o {
+            Operand::Ast(e) => self.lower_expr(bcx, e, expected, cx),
+            Operand::Lowered(e, id) => self.convert(bcx, id, expected, e),
+        }
     }
 
     /// The type both sides of a comparison are converted to.
@@ -514,8 +574,8 @@ impl Lowerer<'_> {
         &mut self,
         bcx: &mut BodyCx,
         op: ast::BinaryOp,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
+        lhs: Operand<'_>,
+        rhs: Operand<'_>,
         lt: Option<&Ty>,
         rt: Option<&Ty>,
         ty: &Type,
@@ -552,8 +612,8 @@ impl Lowerer<'_> {
                 let Type::Fixed { frac, .. } = scale_ty else {
                     return None;
                 };
-                let v = self.lower_expr(bcx, value, Some(ty), cx);
-                let s = self.lower_expr(bcx, scale, Some(&scale_ty), cx);
+                let v = self.operand(bcx, value, Some(ty), cx);
+                let s = self.operand(bcx, scale, Some(&scale_ty), cx);
                 let ir = if op == A::Mul {
                     BinaryOp::MulScaled(frac)
                 } else {
@@ -564,8 +624,8 @@ impl Lowerer<'_> {
             Ty::IntLit => {
                 // `rate / 2`, `alpha / 2`: an integer scale, which need not fit the value's type
                 // (2 is not a `fixed<1,15>`), as an unsigned constant with no fraction bits.
-                let v = self.lower_expr(bcx, value, Some(ty), cx);
-                let s = self.lower_expr(bcx, scale, Some(&Type::Bits(64)), cx);
+                let v = self.operand(bcx, value, Some(ty), cx);
+                let s = self.operand(bcx, scale, Some(&Type::Bits(64)), cx);
                 let ir = if op == A::Mul {
                     BinaryOp::MulScaled(0)
                 } else {
@@ -575,8 +635,8 @@ impl Lowerer<'_> {
             }
             _ => 0,
         };
-        let v = self.lower_expr(bcx, value, Some(ty), cx);
-        let s = self.lower_expr(bcx, scale, None, cx);
+        let v = self.operand(bcx, value, Some(ty), cx);
+        let s = self.operand(bcx, scale, None, cx);
         let ir = if op == A::Mul {
             BinaryOp::MulScaled(frac)
         } else {
@@ -731,6 +791,25 @@ impl Lowerer<'_> {
             })
             .collect();
         self.add(bcx, Expr::Intrinsic(which, a), ty, e)
+    }
+}
+
+/// An operand of a binary operator: still to lower, or already lowered (the current value of the
+/// place of a compound assignment, read once, language.md §5.2).
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    /// An AST expression.
+    Ast(&'a ast::Expr),
+    /// The IR expression already lowered for this AST expression.
+    Lowered(&'a ast::Expr, ExprId),
+}
+
+impl<'a> Operand<'a> {
+    /// The AST expression, for its checked type and its span.
+    fn ast(self) -> &'a ast::Expr {
+        match self {
+            Operand::Ast(e) | Operand::Lowered(e, _) => e,
+        }
     }
 }
 

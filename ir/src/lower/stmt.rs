@@ -1,6 +1,6 @@
 //! Lowering statements, places and `match`.
 
-use super::expr::BodyCx;
+use super::expr::{BodyCx, Operand};
 use super::method::{receiver, Receiver};
 use super::{Lowerer, ScuCx};
 use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Place, Stmt};
@@ -115,7 +115,11 @@ impl Lowerer<'_> {
         let (place, ty) = self.lower_place(bcx, target, cx)?;
         let rhs = match op {
             None => self.lower_expr(bcx, value, Some(&ty), cx),
-            Some(op) => self.lower_binary(bcx, op, target, value, ty.clone(), value, cx),
+            Some(op) => {
+                let current = self.lower_expr(bcx, target, Some(&ty), cx);
+                let lhs = Operand::Lowered(target, current);
+                self.lower_binary(bcx, op, lhs, value, ty.clone(), value, cx)
+            }
         };
         Some(Stmt::Assign(place, rhs))
     }
