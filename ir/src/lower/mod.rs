@@ -14,6 +14,7 @@ mod expr;
 mod method;
 pub mod p4;
 mod parser;
+mod pattern;
 mod scu;
 mod stmt;
 mod table;

@@ -415,7 +415,7 @@ impl Lowerer<'_> {
                 self.bind_action_data(bcx, on, *t, position, bindings, body, cx);
                 vec![Pattern::Value(Const::from_u64(u64::from(position)))]
             }
-            _ => vec![self.pattern(bcx, pattern, ty, cx)],
+            _ => self.pattern_alternatives(bcx, pattern, ty, cx),
         }
     }
 
@@ -463,109 +463,8 @@ impl Lowerer<'_> {
             .and_then(|names| names.iter().position(|n| n == name))
             .unwrap_or(0) as u32
     }
-
-    /// A single (non-binding) pattern against a scrutinee of type `ty`.
-    pub(crate) fn pattern(
-        &mut self,
-        bcx: &mut BodyCx,
-        pattern: &ast::Pattern,
-        ty: &Type,
-        cx: &ScuCx,
-    ) -> Pattern {
-        match &pattern.kind {
-            PatternKind::Wildcard => Pattern::Any,
-            PatternKind::Tuple(items) => {
-                let tys = match ty {
-                    Type::Tuple(t) => t.clone(),
-                    _ => Vec::new(),
-                };
-                Pattern::Tuple(
-                    items
-                        .iter()
-                        .zip(tys)
-                        .map(|(p, t)| self.pattern(bcx, p, &t, cx))
-                        .collect(),
-                )
-            }
-            PatternKind::Or(alts) => alts
-                .first()
-                .map_or(Pattern::Any, |a| self.pattern(bcx, a, ty, cx)),
-            PatternKind::Value(e) => self.value_pattern(bcx, e, ty, cx),
-            PatternKind::Masked { value, mask } => Pattern::Mask(
-                self.pattern_const(bcx, value, ty, cx),
-                self.pattern_const(bcx, mask, ty, cx),
-            ),
-            PatternKind::Range { lo, hi, inclusive } => {
-                let lo = self.pattern_const(bcx, lo, ty, cx);
-                let mut hi = self.pattern_const(bcx, hi, ty, cx);
-                if !inclusive {
-                    hi = Const(hi.0.clone().max(num_bigint::BigUint::from(1u32)) - 1u32);
-                }
-                Pattern::Range(lo, hi)
-            }
-            PatternKind::Ctor { .. } => Pattern::Any,
-        }
-    }
-
-    fn value_pattern(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, cx: &ScuCx) -> Pattern {
-        match (&e.kind, ty) {
-            (
-                ExprKind::Lit(ast::Literal::Ipv4 {
-                    addr,
-                    prefix: Some(len),
-                }),
-                _,
-            ) => prefix_pattern(u128::from(*addr), *len, 32),
-            (
-                ExprKind::Lit(ast::Literal::Ipv6 {
-                    addr,
-                    prefix: Some(len),
-                }),
-                _,
-            ) => prefix_pattern(*addr, *len, 128),
-            (ExprKind::Path(p), Type::TableResult(t)) => Pattern::Value(Const::from_u64(
-                u64::from(self.action_position(cx, *t, &p.last().name)),
-            )),
-            (ExprKind::Path(p), Type::ParserError) => {
-                let id = cx.errors.get(&p.last().name).map_or(0, |e| e.as_u32());
-                Pattern::Value(Const::from_u64(u64::from(id)))
-            }
-            (ExprKind::Path(p), Type::Enum(en)) => {
-                let c = self.module.enums[*en]
-                    .variants
-                    .iter()
-                    .find(|(n, _)| *n == p.last().name)
-                    .map(|(_, c)| c.clone());
-                Pattern::Value(c.unwrap_or(Const::zero()))
-            }
-            _ => Pattern::Value(self.pattern_const(bcx, e, ty, cx)),
-        }
-    }
-
-    /// The constant a pattern value denotes, as a pattern of the scrutinee's type.
-    fn pattern_const(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, _cx: &ScuCx) -> Const {
-        match bcx.info(e).and_then(|i| i.value.clone()) {
-            Some(v) => self.const_of(&v, ty),
-            None => match &e.kind {
-                ExprKind::Lit(ast::Literal::Bool(b)) => Const::from_u64(u64::from(*b)),
-                _ => Const::zero(),
-            },
-        }
-    }
 }
 
 fn small(v: &Value) -> Option<i64> {
     v.as_int().and_then(|i| i64::try_from(i).ok())
-}
-
-/// A prefix as a value-and-mask pattern.
-pub(crate) fn prefix_pattern(addr: u128, len: u8, bits: u32) -> Pattern {
-    let mask = prefix_mask(u32::from(len), bits);
-    Pattern::Mask(Const(num_bigint::BigUint::from(addr)), mask)
-}
-
-/// The mask of the top `len` bits of a `bits`-bit value.
-pub(crate) fn prefix_mask(len: u32, bits: u32) -> Const {
-    let ones = (num_bigint::BigUint::from(1u32) << len as usize) - 1u32;
-    Const(ones << (bits - len.min(bits)) as usize)
 }
