@@ -1,9 +1,9 @@
 //! Lowering statements, places and `match`.
 
-use super::expr::{BodyCx, Operand};
+use super::expr::BodyCx;
 use super::method::{receiver, Receiver};
 use super::{Lowerer, ScuCx};
-use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Place, Stmt};
+use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Stmt};
 use crate::entities::*;
 use crate::types::{Const, Type};
 use scenic_frontend::ast::{self, ExprKind, PatternKind, StmtKind};
@@ -43,7 +43,7 @@ impl Lowerer<'_> {
         let lowered = match &stmt.kind {
             StmtKind::Let { name, init, .. } => self.lower_let(bcx, name, init, cx),
             StmtKind::Assign { target, op, value } => {
-                self.lower_assign(bcx, target, *op, value, cx)
+                self.lower_assign(bcx, target, *op, value, out, span, cx)
             }
             StmtKind::Expr(e) => self.lower_effect(bcx, e, cx),
             StmtKind::If {
@@ -77,10 +77,13 @@ impl Lowerer<'_> {
             }
             StmtKind::Restart(name) => cx.timers.get(&name.name).map(|t| Stmt::Restart(*t)),
             StmtKind::Block(b) => Some(Stmt::Block(self.lower_block(bcx, b, cx))),
-            StmtKind::Error => None,
+            StmtKind::Error => return,
         };
-        if let Some(s) = lowered {
-            out.push(s, span);
+        match lowered {
+            Some(s) => out.push(s, span),
+            // A checked statement the lowering cannot build is an error, never a statement
+            // that silently vanishes.
+            None => self.unsupported(bcx.file, "this statement", stmt.span.lo),
         }
     }
 
@@ -102,127 +105,6 @@ impl Lowerer<'_> {
         let local = bcx.body.local(name.name.clone(), ty, true);
         bcx.bind(&name.name, local);
         Some(Stmt::Let(local, value))
-    }
-
-    fn lower_assign(
-        &mut self,
-        bcx: &mut BodyCx,
-        target: &ast::Expr,
-        op: Option<ast::BinaryOp>,
-        value: &ast::Expr,
-        cx: &ScuCx,
-    ) -> Option<Stmt> {
-        let (place, ty) = self.lower_place(bcx, target, cx)?;
-        let rhs = match op {
-            None => self.lower_expr(bcx, value, Some(&ty), cx),
-            Some(op) => {
-                let current = self.lower_expr(bcx, target, Some(&ty), cx);
-                let lhs = Operand::Lowered(target, current);
-                self.lower_binary(bcx, op, lhs, value, ty.clone(), value, cx)
-            }
-        };
-        Some(Stmt::Assign(place, rhs))
-    }
-
-    /// A place and its type.
-    fn lower_place(
-        &mut self,
-        bcx: &mut BodyCx,
-        target: &ast::Expr,
-        cx: &ScuCx,
-    ) -> Option<(Place, Type)> {
-        let ty = bcx.info(target).map(|i| i.ty.clone());
-        let ty = ty.map(|t| self.lower_ty(&t, cx)).unwrap_or(Type::Unit);
-        let place = match &target.kind {
-            ExprKind::Path(p) if p.is_single() => {
-                let name = p.segments[0].name.as_str();
-                if let Some(local) = bcx.lookup(name) {
-                    let lty = bcx.body.locals[local].ty.clone();
-                    return Some((Place::Local(local), lty));
-                }
-                if let Some(&c) = cx.csrs.get(name) {
-                    Place::Csr(c)
-                } else if let Some(&s) = cx.cc_state.get(name) {
-                    Place::CcState(s)
-                } else {
-                    Place::Header {
-                        inst: *cx.instances.get(name)?,
-                        index: None,
-                    }
-                }
-            }
-            ExprKind::Field { base, field } => self.field_place(bcx, base, field, cx)?,
-            ExprKind::Index { base, index } => {
-                if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, target, cx) {
-                    let index = self.lower_expr(bcx, i, None, cx);
-                    return Some((
-                        Place::Header {
-                            inst,
-                            index: Some(index),
-                        },
-                        ty,
-                    ));
-                }
-                let (base_place, _) = self.lower_place(bcx, base, cx)?;
-                let index = self.lower_expr(bcx, index, None, cx);
-                Place::Index(Box::new(base_place), index)
-            }
-            ExprKind::Slice { base, hi, lo } => {
-                let (base_place, _) = self.lower_place(bcx, base, cx)?;
-                let h = bcx
-                    .info(hi)
-                    .and_then(|i| i.value.clone())
-                    .and_then(|v| v.as_u64())? as u32;
-                let l = bcx
-                    .info(lo)
-                    .and_then(|i| i.value.clone())
-                    .and_then(|v| v.as_u64())? as u32;
-                Place::Slice(Box::new(base_place), h, l)
-            }
-            _ => return None,
-        };
-        Some((place, ty))
-    }
-
-    fn field_place(
-        &mut self,
-        bcx: &mut BodyCx,
-        base: &ast::Expr,
-        field: &ast::Ident,
-        cx: &ScuCx,
-    ) -> Option<Place> {
-        if let ExprKind::Path(p) = &base.kind {
-            let name = p.segments[0].name.as_str();
-            if p.is_single() && bcx.lookup(name).is_none() {
-                if name == "meta" {
-                    return Some(Place::Meta(
-                        cx.meta_fields.iter().position(|f| *f == field.name)? as u32,
-                    ));
-                }
-                if let Some(&inst) = cx.instances.get(name) {
-                    let f = self.header_field_index(cx, inst, &field.name);
-                    return Some(Place::HeaderField {
-                        inst,
-                        index: None,
-                        field: f,
-                    });
-                }
-            }
-        }
-        if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, base, cx) {
-            let index = self.lower_expr(bcx, i, None, cx);
-            let f = self.header_field_index(cx, inst, &field.name);
-            return Some(Place::HeaderField {
-                inst,
-                index: Some(index),
-                field: f,
-            });
-        }
-        let (base_place, base_ty) = self.lower_place(bcx, base, cx)?;
-        Some(Place::Field(
-            Box::new(base_place),
-            self.field_position(&base_ty, &field.name),
-        ))
     }
 
     /// An expression statement: builtins with effects become statements, the rest `Eval`.
