@@ -73,3 +73,8 @@ fn nested_array_state_of_a_cc_on_interpreter_and_csim() {
 fn nested_array_local_of_a_stream_kernel_on_interpreter_and_csim() {
     stf_on_both("lower_issue10_stream");
 }
+
+#[test]
+fn compound_assignment_to_a_stack_field_on_interpreter_and_csim() {
+    stf_on_both("lower_issue10_stack");
+}

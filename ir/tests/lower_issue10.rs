@@ -89,6 +89,15 @@ const CC_STF: &str = include_str!("../../backend-hls/tests/programs/lower_issue1
 const STREAM: &str = include_str!("../../backend-hls/tests/programs/lower_issue10_stream.sn");
 const STREAM_STF: &str = include_str!("../../backend-hls/tests/programs/lower_issue10_stream.stf");
 
+const STACK: &str = include_str!("../../backend-hls/tests/programs/lower_issue10_stack.sn");
+const STACK_STF: &str = include_str!("../../backend-hls/tests/programs/lower_issue10_stack.stf");
+
+/// `x op= e` with an effectful index into a header stack: see lower_issue10_stack.stf.
+#[test]
+fn compound_assignment_to_a_stack_field_evaluates_the_index_once() {
+    stf_on_variants(STACK, STACK_STF, None);
+}
+
 /// A nested array `state` of a cc: see lower_issue10_cc.stf for the expected windows.
 #[test]
 fn nested_array_state_of_a_cc() {
