@@ -5,8 +5,9 @@
 //! expects: every lowering function receives that expectation and converts with an explicit `Cast`
 //! when a value's own type differs, so that IR operands always agree.
 
+use super::binary::Operand;
 use super::{Lowerer, ScuCx};
-use crate::body::{BeatField, BinaryOp, Body, Expr, Intrinsic, PacketField, UnaryOp};
+use crate::body::{BeatField, Body, Expr, Intrinsic, PacketField, UnaryOp};
 use crate::entities::*;
 use crate::types::{Const, Type};
 use scenic_frontend::ast::{self, ExprKind};
@@ -133,7 +134,7 @@ impl Lowerer<'_> {
     }
 
     /// Casts `id` to `expected` when their types differ.
-    fn convert(
+    pub(crate) fn convert(
         &self,
         bcx: &mut BodyCx,
         id: ExprId,
@@ -173,16 +174,10 @@ impl Lowerer<'_> {
             ExprKind::Field { base, field } => self.lower_field(bcx, base, field, ty, e, cx),
             ExprKind::Index { base, index } => self.lower_index(bcx, base, index, ty, e, cx),
             ExprKind::Slice { base, hi, lo } => self.lower_slice(bcx, base, hi, lo, ty, e, cx),
-            ExprKind::Unary { op, operand } => {
-                let operand = self.lower_expr(bcx, operand, Some(&ty), cx);
-                let op = match op {
-                    ast::UnaryOp::Neg => UnaryOp::Neg,
-                    ast::UnaryOp::Not => UnaryOp::Not,
-                    ast::UnaryOp::BitNot => UnaryOp::BitNot,
-                };
-                self.add(bcx, Expr::Unary(op, operand), ty, e)
+            ExprKind::Unary { .. } => self.lower_unary(bcx, e, ty, cx),
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.lower_binary(bcx, *op, Operand::Ast(lhs), rhs, ty, e, cx)
             }
-            ExprKind::Binary { op, lhs, rhs } => self.lower_binary(bcx, *op, lhs, rhs, ty, e, cx),
             ExprKind::Cast { value, .. } => {
                 let inner = self.lower_expr(bcx, value, None, cx);
                 if bcx.body.types[inner] == ty {
@@ -217,6 +212,33 @@ impl Lowerer<'_> {
             }
             ExprKind::Lit(_) | ExprKind::Error => self.add(bcx, Expr::Const(Const::zero()), ty, e),
         }
+    }
+
+    /// A run of prefix operators, `~(~x)`, `-(-y)`, `!!b`: every level has the type of the
+    /// innermost operand (language.md §4.1, level 10: the result is the operand's type). The checker
+    /// types the inner levels without recording them, so their type is `ty`, not a record; the
+    /// run is lowered in a loop, as the checker types it, so that a long one cannot overflow the
+    /// stack.
+    fn lower_unary(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: Type, cx: &ScuCx) -> ExprId {
+        let mut levels = Vec::new();
+        let mut inner = e;
+        while let ExprKind::Unary { op, operand } = &inner.kind {
+            levels.push((*op, inner));
+            inner = operand;
+            if bcx.info(inner).is_some_and(|i| i.value.is_some()) {
+                break; // a folded constant operand, lowered as a constant
+            }
+        }
+        let mut id = self.lower_expr(bcx, inner, Some(&ty), cx);
+        while let Some((op, level)) = levels.pop() {
+            let op = match op {
+                ast::UnaryOp::Neg => UnaryOp::Neg,
+                ast::UnaryOp::Not => UnaryOp::Not,
+                ast::UnaryOp::BitNot => UnaryOp::BitNot,
+            };
+            id = self.add(bcx, Expr::Unary(op, id), ty.clone(), level);
+        }
+        id
     }
 
     fn lower_path(
@@ -304,6 +326,13 @@ impl Lowerer<'_> {
         }
         let base_id = self.lower_expr(bcx, base, None, cx);
         let position = self.field_position(&bcx.body.types[base_id], &field.name);
+        let ty = match ty {
+            // No checker record (an inner level of a nested place): the field's type.
+            Type::Unit => self
+                .field_type(&bcx.body.types[base_id], position)
+                .unwrap_or(Type::Unit),
+            ty => ty,
+        };
         self.add(
             bcx,
             Expr::Field {
@@ -369,6 +398,17 @@ impl Lowerer<'_> {
         fields.iter().position(|f| f.name == field).unwrap_or(0) as u32
     }
 
+    /// The type of field `field` of a struct or header type.
+    pub(crate) fn field_type(&self, ty: &Type, field: u32) -> Option<Type> {
+        let fields = match ty {
+            Type::Struct(s) => &self.module.structs.get(*s)?.fields,
+            Type::Header(h) => &self.module.headers.get(*h)?.fields,
+            Type::Tuple(items) => return items.get(field as usize).cloned(),
+            _ => return None,
+        };
+        fields.get(field as usize).map(|f| f.ty.clone())
+    }
+
     fn lower_index(
         &mut self,
         bcx: &mut BodyCx,
@@ -399,11 +439,16 @@ impl Lowerer<'_> {
         let base = self.lower_expr(bcx, base, None, cx);
         let index = self.lower_expr(bcx, index, None, cx);
         let index = self.unsigned_index(bcx, index, e);
+        // The checker records no type for the inner levels of `k[1][1]`: the element type.
+        let ty = match (&ty, &bcx.body.types[base]) {
+            (Type::Unit, Type::Array(elem, _)) => (**elem).clone(),
+            _ => ty,
+        };
         self.add(bcx, Expr::Index { base, index }, ty, e)
     }
 
     /// Indices and dynamic slice offsets are unsigned: reinterpret a signed loop variable.
-    fn unsigned_index(&self, bcx: &mut BodyCx, id: ExprId, e: &ast::Expr) -> ExprId {
+    pub(crate) fn unsigned_index(&self, bcx: &mut BodyCx, id: ExprId, e: &ast::Expr) -> ExprId {
         match bcx.body.types[id] {
             Type::Int(n) => self.convert(bcx, id, Some(&Type::Bits(n)), e),
             _ => id,
@@ -456,133 +501,6 @@ impl Lowerer<'_> {
                 )
             }
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn lower_binary(
-        &mut self,
-        bcx: &mut BodyCx,
-        op: ast::BinaryOp,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
-        ty: Type,
-        e: &ast::Expr,
-        cx: &ScuCx,
-    ) -> ExprId {
-        use ast::BinaryOp as A;
-        let lt = bcx.info(lhs).map(|i| i.ty.clone());
-        let rt = bcx.info(rhs).map(|i| i.ty.clone());
-        if let Some(id) = self.lower_scaled(bcx, op, lhs, rhs, lt.as_ref(), rt.as_ref(), &ty, e, cx)
-        {
-            return id;
-        }
-        let ir_op = binary_op(op);
-        let (lhs_ty, rhs_ty) = match op {
-            A::Eq | A::Ne | A::Lt | A::Le | A::Gt | A::Ge => {
-                let common = self.common_type(lt.as_ref(), rt.as_ref(), cx);
-                (Some(common.clone()), Some(common))
-            }
-            A::And | A::Or => (Some(Type::Bool), Some(Type::Bool)),
-            A::Shl | A::Shr => (Some(ty.clone()), None),
-            A::Concat => (None, None),
-            _ => (Some(ty.clone()), Some(ty.clone())),
-        };
-        let l = self.lower_expr(bcx, lhs, lhs_ty.as_ref(), cx);
-        let mut r = self.lower_expr(bcx, rhs, rhs_ty.as_ref(), cx);
-        if matches!(op, A::Shl | A::Shr) {
-            r = self.unsigned_index(bcx, r, rhs);
-        }
-        self.add(bcx, Expr::Binary(ir_op, l, r), ty, e)
-    }
-
-    /// The type both sides of a comparison are converted to.
-    fn common_type(&mut self, lt: Option<&Ty>, rt: Option<&Ty>, cx: &ScuCx) -> Type {
-        match (lt, rt) {
-            (Some(Ty::IntLit | Ty::DecimalLit) | None, Some(t))
-                if !matches!(t, Ty::IntLit | Ty::DecimalLit) =>
-            {
-                self.lower_ty(t, cx)
-            }
-            (Some(t), _) if !matches!(t, Ty::IntLit | Ty::DecimalLit) => self.lower_ty(t, cx),
-            _ => Type::Int(64),
-        }
-    }
-
-    /// `fixed * fixed`, `rate * fixed`, `size / bit<8>`, `3 * rate`, ...: scaled operators.
-    #[allow(clippy::too_many_arguments)]
-    fn lower_scaled(
-        &mut self,
-        bcx: &mut BodyCx,
-        op: ast::BinaryOp,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
-        lt: Option<&Ty>,
-        rt: Option<&Ty>,
-        ty: &Type,
-        e: &ast::Expr,
-        cx: &ScuCx,
-    ) -> Option<ExprId> {
-        use ast::BinaryOp as A;
-        if !matches!(op, A::Mul | A::Div) {
-            return None;
-        }
-        let (lt, rt) = (lt?, rt?);
-        let scaled_result = matches!(ty, Type::Fixed { .. } | Type::Quantity(_));
-        if !scaled_result {
-            return None;
-        }
-        // The operand that has the result's type is the value; the other one is the scale.
-        let lt_ir = self.lower_ty(lt, cx);
-        let (value, scale, scale_ty) = if lt_ir == *ty && !matches!(lt, Ty::IntLit) {
-            (lhs, rhs, rt)
-        } else if op == A::Mul {
-            (rhs, lhs, lt)
-        } else {
-            return None;
-        };
-        let frac = match scale_ty {
-            Ty::Fixed(_, f) => *f,
-            Ty::DecimalLit => {
-                // A decimal constant scales as a fixed-point value: of the value's own type when
-                // that is fixed point, else with 32 fraction bits.
-                let scale_ty = match ty {
-                    Type::Fixed { .. } => ty.clone(),
-                    _ => Type::Fixed { int: 32, frac: 32 },
-                };
-                let Type::Fixed { frac, .. } = scale_ty else {
-                    return None;
-                };
-                let v = self.lower_expr(bcx, value, Some(ty), cx);
-                let s = self.lower_expr(bcx, scale, Some(&scale_ty), cx);
-                let ir = if op == A::Mul {
-                    BinaryOp::MulScaled(frac)
-                } else {
-                    BinaryOp::DivScaled(frac)
-                };
-                return Some(self.add(bcx, Expr::Binary(ir, v, s), ty.clone(), e));
-            }
-            Ty::IntLit => {
-                // `rate / 2`, `alpha / 2`: an integer scale, which need not fit the value's type
-                // (2 is not a `fixed<1,15>`), as an unsigned constant with no fraction bits.
-                let v = self.lower_expr(bcx, value, Some(ty), cx);
-                let s = self.lower_expr(bcx, scale, Some(&Type::Bits(64)), cx);
-                let ir = if op == A::Mul {
-                    BinaryOp::MulScaled(0)
-                } else {
-                    BinaryOp::DivScaled(0)
-                };
-                return Some(self.add(bcx, Expr::Binary(ir, v, s), ty.clone(), e));
-            }
-            _ => 0,
-        };
-        let v = self.lower_expr(bcx, value, Some(ty), cx);
-        let s = self.lower_expr(bcx, scale, None, cx);
-        let ir = if op == A::Mul {
-            BinaryOp::MulScaled(frac)
-        } else {
-            BinaryOp::DivScaled(frac)
-        };
-        Some(self.add(bcx, Expr::Binary(ir, v, s), ty.clone(), e))
     }
 
     fn lower_struct_lit(
@@ -731,33 +649,6 @@ impl Lowerer<'_> {
             })
             .collect();
         self.add(bcx, Expr::Intrinsic(which, a), ty, e)
-    }
-}
-
-fn binary_op(op: ast::BinaryOp) -> BinaryOp {
-    use ast::BinaryOp as A;
-    match op {
-        A::Add => BinaryOp::Add,
-        A::Sub => BinaryOp::Sub,
-        A::SatAdd => BinaryOp::SatAdd,
-        A::SatSub => BinaryOp::SatSub,
-        A::Mul => BinaryOp::Mul,
-        A::Div => BinaryOp::Div,
-        A::Rem => BinaryOp::Rem,
-        A::Concat => BinaryOp::Concat,
-        A::Shl => BinaryOp::Shl,
-        A::Shr => BinaryOp::Shr,
-        A::BitAnd => BinaryOp::And,
-        A::BitOr => BinaryOp::Or,
-        A::BitXor => BinaryOp::Xor,
-        A::Eq => BinaryOp::Eq,
-        A::Ne => BinaryOp::Ne,
-        A::Lt => BinaryOp::Lt,
-        A::Le => BinaryOp::Le,
-        A::Gt => BinaryOp::Gt,
-        A::Ge => BinaryOp::Ge,
-        A::And => BinaryOp::LogicalAnd,
-        A::Or => BinaryOp::LogicalOr,
     }
 }
 

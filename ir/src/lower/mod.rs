@@ -9,11 +9,14 @@
 //! Submodules: `types` (types, layouts, constants), `scu` and `cc` (containers and their members),
 //! `expr` and `stmt` (bodies), `parser`, `table`.
 
+mod binary;
 mod cc;
 mod expr;
 mod method;
 pub mod p4;
 mod parser;
+mod pattern;
+mod place;
 mod scu;
 mod stmt;
 mod table;

@@ -6,7 +6,7 @@ use crate::body::Block;
 use crate::entities::*;
 use crate::program::{Parser, ParserState, SelectCase, Target, Transition};
 use cranelift_entity::PrimaryMap;
-use scenic_frontend::ast::{self, ParserDecl, PatternKind};
+use scenic_frontend::ast::{self, ParserDecl};
 use scenic_frontend::db::SourceFile;
 use std::collections::HashMap;
 
@@ -63,12 +63,7 @@ impl Lowerer<'_> {
                 let cases = arms
                     .iter()
                     .map(|(pattern, target)| {
-                        let patterns = match &pattern.kind {
-                            PatternKind::Or(alts) => {
-                                alts.iter().map(|a| self.pattern(bcx, a, &ty, cx)).collect()
-                            }
-                            _ => vec![self.pattern(bcx, pattern, &ty, cx)],
-                        };
+                        let patterns = self.pattern_alternatives(bcx, pattern, &ty, cx);
                         SelectCase {
                             patterns,
                             target: target_of(target, ids, cx),

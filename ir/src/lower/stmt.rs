@@ -3,7 +3,7 @@
 use super::expr::BodyCx;
 use super::method::{receiver, Receiver};
 use super::{Lowerer, ScuCx};
-use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Place, Stmt};
+use crate::body::{Block, Case, Expr, NotifyTarget, Pattern, Stmt};
 use crate::entities::*;
 use crate::types::{Const, Type};
 use scenic_frontend::ast::{self, ExprKind, PatternKind, StmtKind};
@@ -43,7 +43,7 @@ impl Lowerer<'_> {
         let lowered = match &stmt.kind {
             StmtKind::Let { name, init, .. } => self.lower_let(bcx, name, init, cx),
             StmtKind::Assign { target, op, value } => {
-                self.lower_assign(bcx, target, *op, value, cx)
+                self.lower_assign(bcx, target, *op, value, out, span, cx)
             }
             StmtKind::Expr(e) => self.lower_effect(bcx, e, cx),
             StmtKind::If {
@@ -77,10 +77,13 @@ impl Lowerer<'_> {
             }
             StmtKind::Restart(name) => cx.timers.get(&name.name).map(|t| Stmt::Restart(*t)),
             StmtKind::Block(b) => Some(Stmt::Block(self.lower_block(bcx, b, cx))),
-            StmtKind::Error => None,
+            StmtKind::Error => return,
         };
-        if let Some(s) = lowered {
-            out.push(s, span);
+        match lowered {
+            Some(s) => out.push(s, span),
+            // A checked statement the lowering cannot build is an error, never a statement
+            // that silently vanishes.
+            None => self.unsupported(bcx.file, "this statement", stmt.span.lo),
         }
     }
 
@@ -102,123 +105,6 @@ impl Lowerer<'_> {
         let local = bcx.body.local(name.name.clone(), ty, true);
         bcx.bind(&name.name, local);
         Some(Stmt::Let(local, value))
-    }
-
-    fn lower_assign(
-        &mut self,
-        bcx: &mut BodyCx,
-        target: &ast::Expr,
-        op: Option<ast::BinaryOp>,
-        value: &ast::Expr,
-        cx: &ScuCx,
-    ) -> Option<Stmt> {
-        let (place, ty) = self.lower_place(bcx, target, cx)?;
-        let rhs = match op {
-            None => self.lower_expr(bcx, value, Some(&ty), cx),
-            Some(op) => self.lower_binary(bcx, op, target, value, ty.clone(), value, cx),
-        };
-        Some(Stmt::Assign(place, rhs))
-    }
-
-    /// A place and its type.
-    fn lower_place(
-        &mut self,
-        bcx: &mut BodyCx,
-        target: &ast::Expr,
-        cx: &ScuCx,
-    ) -> Option<(Place, Type)> {
-        let ty = bcx.info(target).map(|i| i.ty.clone());
-        let ty = ty.map(|t| self.lower_ty(&t, cx)).unwrap_or(Type::Unit);
-        let place = match &target.kind {
-            ExprKind::Path(p) if p.is_single() => {
-                let name = p.segments[0].name.as_str();
-                if let Some(local) = bcx.lookup(name) {
-                    let lty = bcx.body.locals[local].ty.clone();
-                    return Some((Place::Local(local), lty));
-                }
-                if let Some(&c) = cx.csrs.get(name) {
-                    Place::Csr(c)
-                } else if let Some(&s) = cx.cc_state.get(name) {
-                    Place::CcState(s)
-                } else {
-                    Place::Header {
-                        inst: *cx.instances.get(name)?,
-                        index: None,
-                    }
-                }
-            }
-            ExprKind::Field { base, field } => self.field_place(bcx, base, field, cx)?,
-            ExprKind::Index { base, index } => {
-                if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, target, cx) {
-                    let index = self.lower_expr(bcx, i, None, cx);
-                    return Some((
-                        Place::Header {
-                            inst,
-                            index: Some(index),
-                        },
-                        ty,
-                    ));
-                }
-                let (base_place, _) = self.lower_place(bcx, base, cx)?;
-                let index = self.lower_expr(bcx, index, None, cx);
-                Place::Index(Box::new(base_place), index)
-            }
-            ExprKind::Slice { base, hi, lo } => {
-                let (base_place, _) = self.lower_place(bcx, base, cx)?;
-                let h = bcx
-                    .info(hi)
-                    .and_then(|i| i.value.clone())
-                    .and_then(|v| v.as_u64())? as u32;
-                let l = bcx
-                    .info(lo)
-                    .and_then(|i| i.value.clone())
-                    .and_then(|v| v.as_u64())? as u32;
-                Place::Slice(Box::new(base_place), h, l)
-            }
-            _ => return None,
-        };
-        Some((place, ty))
-    }
-
-    fn field_place(
-        &mut self,
-        bcx: &mut BodyCx,
-        base: &ast::Expr,
-        field: &ast::Ident,
-        cx: &ScuCx,
-    ) -> Option<Place> {
-        if let ExprKind::Path(p) = &base.kind {
-            let name = p.segments[0].name.as_str();
-            if p.is_single() && bcx.lookup(name).is_none() {
-                if name == "meta" {
-                    return Some(Place::Meta(
-                        cx.meta_fields.iter().position(|f| *f == field.name)? as u32,
-                    ));
-                }
-                if let Some(&inst) = cx.instances.get(name) {
-                    let f = self.header_field_index(cx, inst, &field.name);
-                    return Some(Place::HeaderField {
-                        inst,
-                        index: None,
-                        field: f,
-                    });
-                }
-            }
-        }
-        if let Some(Receiver::Header(inst, Some(i))) = receiver(bcx, base, cx) {
-            let index = self.lower_expr(bcx, i, None, cx);
-            let f = self.header_field_index(cx, inst, &field.name);
-            return Some(Place::HeaderField {
-                inst,
-                index: Some(index),
-                field: f,
-            });
-        }
-        let (base_place, base_ty) = self.lower_place(bcx, base, cx)?;
-        Some(Place::Field(
-            Box::new(base_place),
-            self.field_position(&base_ty, &field.name),
-        ))
     }
 
     /// An expression statement: builtins with effects become statements, the rest `Eval`.
@@ -411,7 +297,7 @@ impl Lowerer<'_> {
                 self.bind_action_data(bcx, on, *t, position, bindings, body, cx);
                 vec![Pattern::Value(Const::from_u64(u64::from(position)))]
             }
-            _ => vec![self.pattern(bcx, pattern, ty, cx)],
+            _ => self.pattern_alternatives(bcx, pattern, ty, cx),
         }
     }
 
@@ -459,109 +345,8 @@ impl Lowerer<'_> {
             .and_then(|names| names.iter().position(|n| n == name))
             .unwrap_or(0) as u32
     }
-
-    /// A single (non-binding) pattern against a scrutinee of type `ty`.
-    pub(crate) fn pattern(
-        &mut self,
-        bcx: &mut BodyCx,
-        pattern: &ast::Pattern,
-        ty: &Type,
-        cx: &ScuCx,
-    ) -> Pattern {
-        match &pattern.kind {
-            PatternKind::Wildcard => Pattern::Any,
-            PatternKind::Tuple(items) => {
-                let tys = match ty {
-                    Type::Tuple(t) => t.clone(),
-                    _ => Vec::new(),
-                };
-                Pattern::Tuple(
-                    items
-                        .iter()
-                        .zip(tys)
-                        .map(|(p, t)| self.pattern(bcx, p, &t, cx))
-                        .collect(),
-                )
-            }
-            PatternKind::Or(alts) => alts
-                .first()
-                .map_or(Pattern::Any, |a| self.pattern(bcx, a, ty, cx)),
-            PatternKind::Value(e) => self.value_pattern(bcx, e, ty, cx),
-            PatternKind::Masked { value, mask } => Pattern::Mask(
-                self.pattern_const(bcx, value, ty, cx),
-                self.pattern_const(bcx, mask, ty, cx),
-            ),
-            PatternKind::Range { lo, hi, inclusive } => {
-                let lo = self.pattern_const(bcx, lo, ty, cx);
-                let mut hi = self.pattern_const(bcx, hi, ty, cx);
-                if !inclusive {
-                    hi = Const(hi.0.clone().max(num_bigint::BigUint::from(1u32)) - 1u32);
-                }
-                Pattern::Range(lo, hi)
-            }
-            PatternKind::Ctor { .. } => Pattern::Any,
-        }
-    }
-
-    fn value_pattern(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, cx: &ScuCx) -> Pattern {
-        match (&e.kind, ty) {
-            (
-                ExprKind::Lit(ast::Literal::Ipv4 {
-                    addr,
-                    prefix: Some(len),
-                }),
-                _,
-            ) => prefix_pattern(u128::from(*addr), *len, 32),
-            (
-                ExprKind::Lit(ast::Literal::Ipv6 {
-                    addr,
-                    prefix: Some(len),
-                }),
-                _,
-            ) => prefix_pattern(*addr, *len, 128),
-            (ExprKind::Path(p), Type::TableResult(t)) => Pattern::Value(Const::from_u64(
-                u64::from(self.action_position(cx, *t, &p.last().name)),
-            )),
-            (ExprKind::Path(p), Type::ParserError) => {
-                let id = cx.errors.get(&p.last().name).map_or(0, |e| e.as_u32());
-                Pattern::Value(Const::from_u64(u64::from(id)))
-            }
-            (ExprKind::Path(p), Type::Enum(en)) => {
-                let c = self.module.enums[*en]
-                    .variants
-                    .iter()
-                    .find(|(n, _)| *n == p.last().name)
-                    .map(|(_, c)| c.clone());
-                Pattern::Value(c.unwrap_or(Const::zero()))
-            }
-            _ => Pattern::Value(self.pattern_const(bcx, e, ty, cx)),
-        }
-    }
-
-    /// The constant a pattern value denotes, as a pattern of the scrutinee's type.
-    fn pattern_const(&mut self, bcx: &mut BodyCx, e: &ast::Expr, ty: &Type, _cx: &ScuCx) -> Const {
-        match bcx.info(e).and_then(|i| i.value.clone()) {
-            Some(v) => self.const_of(&v, ty),
-            None => match &e.kind {
-                ExprKind::Lit(ast::Literal::Bool(b)) => Const::from_u64(u64::from(*b)),
-                _ => Const::zero(),
-            },
-        }
-    }
 }
 
 fn small(v: &Value) -> Option<i64> {
     v.as_int().and_then(|i| i64::try_from(i).ok())
-}
-
-/// A prefix as a value-and-mask pattern.
-pub(crate) fn prefix_pattern(addr: u128, len: u8, bits: u32) -> Pattern {
-    let mask = prefix_mask(u32::from(len), bits);
-    Pattern::Mask(Const(num_bigint::BigUint::from(addr)), mask)
-}
-
-/// The mask of the top `len` bits of a `bits`-bit value.
-pub(crate) fn prefix_mask(len: u32, bits: u32) -> Const {
-    let ones = (num_bigint::BigUint::from(1u32) << len as usize) - 1u32;
-    Const(ones << (bits - len.min(bits)) as usize)
 }

@@ -1,7 +1,7 @@
 //! Lowering tables: keys, actions (declared and inline), the default action and constant entries.
 
 use super::expr::BodyCx;
-use super::stmt::prefix_mask;
+use super::pattern::prefix_mask;
 use super::{Lowerer, ScuCx};
 use crate::body::Body;
 use crate::entities::*;
