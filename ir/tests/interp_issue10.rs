@@ -2,7 +2,8 @@
 //!
 //! - an assignment to an element of an array reached through a struct field (of a local, a `meta`
 //!   field, a map value copied into a local, or a cc state variable; arrays of structs and arrays
-//!   nested in arrays) writes the element the place names (§5.2, §3.9).
+//!   nested in arrays) writes the element the place names (§5.2, §3.9);
+//! - `set_valid()` on a valid header, or a valid element of a stack, changes nothing (§3.6).
 //!
 //! Every expected value is computed by hand from the reference, never copied from the interpreter.
 
@@ -168,4 +169,46 @@ fn array_elements_through_cc_state() {
         .map(|n| m.cc_state(cc, 1, n).map_or(u64::MAX, |b| b.to_u64()))
         .collect();
     assert_eq!(got, [1, 5, 8, 255, 1]);
+}
+
+const SET_VALID: &str = "
+header tag { v: bit<8> }
+scu s on slow_path {
+    csr one: bit<8>; csr two: bit<8>; csr vt: bit<1>; csr again: bit<8>; csr z: bit<8>;
+    headers { h: tag, ts: [tag; 2] }
+    parser { state start { extract(h); extract(ts); extract(ts); accept } }
+    control {
+        h.set_valid();
+        ts[1].set_valid();
+        one = h.v;
+        two = ts[1].v;
+        vt = ts[1].valid() as bit<1>;
+        ts[0].set_valid();
+        ts[0].set_valid();
+        again = ts[0].v;
+        h.set_invalid();
+        h.set_valid();
+        z = h.v;
+    }
+}";
+
+/// §3.6: `h.set_valid()` sets the validity bit, \"an invalid header becomes valid with all fields
+/// zero; a valid one is unchanged\". The packet starts 0x11 0x22 0x33, so `h.v` = 0x11, `ts[0].v` =
+/// 0x22 and `ts[1].v` = 0x33, all valid: set_valid() (once or twice) keeps them; after
+/// `set_invalid()`, `set_valid()` gives a zero field.
+#[test]
+fn set_valid_on_a_valid_header_changes_nothing() {
+    let module = lower(SET_VALID);
+    let mut m = Machine::new(&module);
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    let mut packet = vec![0u8; 64];
+    packet[..3].copy_from_slice(&[0x11, 0x22, 0x33]);
+    m.process_packet(scu, &packet, 0, 1_000);
+    let got: Vec<u64> = ["one", "two", "vt", "again", "z"]
+        .iter()
+        .map(|n| m.csr(scu, n).map_or(u64::MAX, |b| b.to_u64()))
+        .collect();
+    assert_eq!(got, [0x11, 0x33, 1, 0x22, 0]);
 }
