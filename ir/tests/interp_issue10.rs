@@ -3,13 +3,16 @@
 //! - an assignment to an element of an array reached through a struct field (of a local, a `meta`
 //!   field, a map value copied into a local, or a cc state variable; arrays of structs and arrays
 //!   nested in arrays) writes the element the place names (§5.2, §3.9);
-//! - `set_valid()` on a valid header, or a valid element of a stack, changes nothing (§3.6).
+//! - `set_valid()` on a valid header, or a valid element of a stack, changes nothing (§3.6);
+//! - `every` blocks caught up in one step of time run in order of due time, then source order
+//!   (§11.8), in STF.
 //!
 //! Every expected value is computed by hand from the reference, never copied from the interpreter.
 
 use scenic_frontend::Session;
 use scenic_ir::interp::cc::CcEvent;
 use scenic_ir::interp::Machine;
+use scenic_ir::sim::stf::run_text;
 use scenic_ir::Module;
 
 fn lower(text: &str) -> Module {
@@ -211,4 +214,25 @@ fn set_valid_on_a_valid_header_changes_nothing() {
         .map(|n| m.csr(scu, n).map_or(u64::MAX, |b| b.to_u64()))
         .collect();
     assert_eq!(got, [0x11, 0x33, 1, 0x22, 0]);
+}
+
+const EVERY_ORDER: &str = "
+scu s on slow_path {
+    csr order: bit<32>;
+    control { }
+    every 2ms { order = order * 10 + 2; }
+    every 1ms { order = order * 10 + 1; }
+}";
+
+/// §11.8 / docs/interpreter.md: before time t, every `every` block due at or before t runs, in order
+/// of due time, then source order; an `every T` block runs at T, 2T, ... from time 0. Moving from 0
+/// to 2 ms: `every 1ms` is due at 1 ms (appends 1), then at 2 ms `every 2ms` (first in the source,
+/// appends 2) and `every 1ms` (appends 1): 121. Then at 3 ms only `every 1ms`: 1211.
+#[test]
+fn every_blocks_caught_up_run_by_due_time_then_source_order() {
+    let module = lower(EVERY_ORDER);
+    let text = "time 2ms\ncheck_csr order == 121\ntime 3ms\ncheck_csr order == 1211\n";
+    let report = run_text(&module, text, None);
+    assert!(report.ok(), "{:?}", report.failures);
+    assert_eq!(report.passed, 2);
 }
