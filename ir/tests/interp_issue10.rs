@@ -5,7 +5,11 @@
 //!   nested in arrays) writes the element the place names (§5.2, §3.9);
 //! - `set_valid()` on a valid header, or a valid element of a stack, changes nothing (§3.6);
 //! - `every` blocks caught up in one step of time run in order of due time, then source order
-//!   (§11.8), in STF.
+//!   (§11.8), in STF;
+//! - the host cannot replace a constant table's default action (§7.9.3–4), nor add a repeated key
+//!   (or key and priority) to an lpm or priority table (§7.9.8), nor give a key or action argument
+//!   wider than it (STF `add`/`setdefault`; entries files go through the same checks);
+//! - an lpm table with an exact key ranks matching entries by the prefix length alone (§7.9.6).
 //!
 //! Every expected value is computed by hand from the reference, never copied from the interpreter.
 
@@ -235,4 +239,123 @@ fn every_blocks_caught_up_run_by_due_time_then_source_order() {
     let report = run_text(&module, text, None);
     assert!(report.ok(), "{:?}", report.failures);
     assert_eq!(report.passed, 2);
+}
+
+const TABLES: &str = "
+header hd { a: bit<8>, b: bit<32> }
+scu s on slow_path {
+    csr hit: bit<8>;
+    headers { h: hd }
+    parser { state start { extract(h); accept } }
+    table ct {
+        key { h.a: exact }
+        actions { one, two }
+        default one;
+        entries { 1 => two; }
+    }
+    table lp {
+        key { h.a: exact, h.b: lpm }
+        actions { set(v: bit<8>) }
+        size 16;
+    }
+    table lc {
+        key { h.b: lpm }
+        actions { set(v: bit<8>) }
+        size 16;
+        entries { 10.0.0.0/8 => set(1); }
+    }
+    table pr {
+        key { h.b: ternary }
+        actions { set(v: bit<8>) }
+        size 16;
+    }
+    control {
+        let _ = ct.apply();
+        let _ = lc.apply();
+        let _ = pr.apply();
+        match lp.apply() {
+            set(v) => { hit = v; }
+            _ => {}
+        }
+        drop();
+    }
+}";
+
+/// The failures of `text` as (line, message).
+fn stf_failures(module: &Module, text: &str) -> Vec<(u32, String)> {
+    let report = run_text(module, text, None);
+    report
+        .failures
+        .iter()
+        .map(|f| (f.pos.line, f.message.clone()))
+        .collect()
+}
+
+/// §7.9.3: \"The host may replace the default action at run time, except in a constant table\";
+/// §7.9.4: a table with `entries` and no `size` is constant. So `setdefault ct two()` fails at its
+/// line, and `setdefault lp set(v:1)` (lp has a size) is accepted.
+#[test]
+fn setdefault_on_a_constant_table_is_refused() {
+    let module = lower(TABLES);
+    let failures = stf_failures(&module, "setdefault ct two()\nsetdefault lp set(v:1)\n");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].0, 1);
+    assert!(failures[0].1.contains("constant"), "{failures:?}");
+}
+
+/// §7.9.8: \"An entry whose key repeats an existing one (or, in a priority table, repeats a key and
+/// priority) is refused\". Lines 2, 4 and 6 repeat line 1's /16, line 3's ternary key at priority 5,
+/// and the constant 10.0.0.0/8 of `lc`; line 5 (same ternary key, priority 6) and line 7 (another
+/// prefix) are new.
+#[test]
+fn repeated_entries_of_lpm_and_priority_tables_are_refused() {
+    let module = lower(TABLES);
+    let text = "add lp h.a:1 h.b:10.1.0.0/16 set(v:1)\n\
+                add lp h.a:1 h.b:10.1.0.0/16 set(v:2)\n\
+                add pr 5 h.b:0x0a000000&&&0xff000000 set(v:1)\n\
+                add pr 5 h.b:0x0a000000&&&0xff000000 set(v:2)\n\
+                add pr 6 h.b:0x0a000000&&&0xff000000 set(v:2)\n\
+                add lc h.b:10.0.0.0/8 set(v:2)\n\
+                add lc h.b:10.2.0.0/16 set(v:2)\n";
+    let failures = stf_failures(&module, text);
+    let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [2, 4, 6], "{failures:?}");
+}
+
+/// §7.9.1 (an exact key matches a value, an lpm key a prefix) and §7.9.6 (\"a table with an `lpm`
+/// key picks the matching entry with the longest prefix, whatever the order of the entries\"): for
+/// h.a = 1, h.b = 10.1.2.3 both entries match, and the /16 wins over the /8 although the /8 was
+/// added first (the /8's exact key does not lengthen its prefix). The packet is h.a = 1 then
+/// h.b = 10.1.2.3 (0x0a010203), so `hit` is 2.
+#[test]
+fn an_lpm_table_with_an_exact_key_ranks_by_prefix_length() {
+    let module = lower(TABLES);
+    let text = "add lp h.a:1 h.b:10.0.0.0/8 set(v:1)\n\
+                add lp h.a:1 h.b:10.1.0.0/16 set(v:2)\n\
+                packet 0 01 0a010203 00000000000000000000\n\
+                check_csr hit == 2\n";
+    let report = run_text(&module, text, None);
+    assert!(report.ok(), "{:?}", report.failures);
+    assert_eq!(report.passed, 1);
+    // §7.9.1: an exact key's pattern is a value, so `_` or no value for `h.a` is refused (the choice
+    // documented in §7.9.8).
+    let text = "add lp h.b:10.0.0.0/8 set(v:1)\nadd lp h.a:_ h.b:10.0.0.0/8 set(v:1)\n";
+    let lines: Vec<u32> = stf_failures(&module, text).iter().map(|f| f.0).collect();
+    assert_eq!(lines, [1, 2]);
+}
+
+/// §3.1 (a `bit<N>` value has N bits) and docs/testing.md (`set_csr` refuses a value that does
+/// not fit): h.a is `bit<8>`, so 0x1ff (9 bits) is refused at its line, and so is `v:0x100` for the
+/// `bit<8>` parameter `v`. 0xff fits both.
+#[test]
+fn keys_and_action_data_too_wide_are_refused() {
+    let module = lower(TABLES);
+    let text = "add lp h.a:0x1ff h.b:10.0.0.0/8 set(v:1)\n\
+                add lp h.a:1 h.b:10.0.0.0/8 set(v:0x100)\n\
+                add lp h.a:0xff h.b:10.0.0.0/8 set(v:0xff)\n";
+    let failures = stf_failures(&module, text);
+    let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [1, 2], "{failures:?}");
+    assert!(failures[0].1.contains("0x1ff"), "{failures:?}");
+    assert!(failures[1].1.contains("0x100"), "{failures:?}");
 }

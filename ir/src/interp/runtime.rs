@@ -293,6 +293,10 @@ impl<'m> Machine<'m> {
             .iter()
             .position(|a| def.actions[*a].name == action)
             .ok_or_else(|| AddEntryError::NoSuchAction(action.into()))?;
+        // language.md §7.9.3: the host may replace the default action, except in a constant table.
+        if t.is_const {
+            return Err(AddEntryError::Entry(EntryError::ConstantDefault));
+        }
         let data = action_args(module, def, t.actions[position], args);
         self.scus[scu.index()].tables[tid.index()].default = (position as u32, data);
         Ok(())
