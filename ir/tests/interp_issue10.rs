@@ -9,7 +9,9 @@
 //! - the host cannot replace a constant table's default action (§7.9.3–4), nor add a repeated key
 //!   (or key and priority) to an lpm or priority table (§7.9.8), nor give a key or action argument
 //!   wider than it (STF `add`/`setdefault`; entries files go through the same checks);
-//! - an lpm table with an exact key ranks matching entries by the prefix length alone (§7.9.6).
+//! - an lpm table with an exact key ranks matching entries by the prefix length alone (§7.9.6);
+//! - STF refuses what it cannot do as told: a port above 255, a queue pair or session that does not
+//!   fit the attach binding, words to a scu without a stream, a file that tests nothing.
 //!
 //! Every expected value is computed by hand from the reference, never copied from the interpreter.
 
@@ -297,7 +299,10 @@ fn stf_failures(module: &Module, text: &str) -> Vec<(u32, String)> {
 #[test]
 fn setdefault_on_a_constant_table_is_refused() {
     let module = lower(TABLES);
-    let failures = stf_failures(&module, "setdefault ct two()\nsetdefault lp set(v:1)\n");
+    let failures = stf_failures(
+        &module,
+        "setdefault ct two()\nsetdefault lp set(v:1)\ncheck_csr hit == 0\n",
+    );
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert_eq!(failures[0].0, 1);
     assert!(failures[0].1.contains("constant"), "{failures:?}");
@@ -316,7 +321,8 @@ fn repeated_entries_of_lpm_and_priority_tables_are_refused() {
                 add pr 5 h.b:0x0a000000&&&0xff000000 set(v:2)\n\
                 add pr 6 h.b:0x0a000000&&&0xff000000 set(v:2)\n\
                 add lc h.b:10.0.0.0/8 set(v:2)\n\
-                add lc h.b:10.2.0.0/16 set(v:2)\n";
+                add lc h.b:10.2.0.0/16 set(v:2)\n\
+                check_csr hit == 0\n";
     let failures = stf_failures(&module, text);
     let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
     assert_eq!(lines, [2, 4, 6], "{failures:?}");
@@ -339,7 +345,7 @@ fn an_lpm_table_with_an_exact_key_ranks_by_prefix_length() {
     assert_eq!(report.passed, 1);
     // §7.9.1: an exact key's pattern is a value, so `_` or no value for `h.a` is refused (the choice
     // documented in §7.9.8).
-    let text = "add lp h.b:10.0.0.0/8 set(v:1)\nadd lp h.a:_ h.b:10.0.0.0/8 set(v:1)\n";
+    let text = "add lp h.b:10.0.0.0/8 set(v:1)\nadd lp h.a:_ h.b:10.0.0.0/8 set(v:1)\nno_packet\n";
     let lines: Vec<u32> = stf_failures(&module, text).iter().map(|f| f.0).collect();
     assert_eq!(lines, [1, 2]);
 }
@@ -352,10 +358,46 @@ fn keys_and_action_data_too_wide_are_refused() {
     let module = lower(TABLES);
     let text = "add lp h.a:0x1ff h.b:10.0.0.0/8 set(v:1)\n\
                 add lp h.a:1 h.b:10.0.0.0/8 set(v:0x100)\n\
-                add lp h.a:0xff h.b:10.0.0.0/8 set(v:0xff)\n";
+                add lp h.a:0xff h.b:10.0.0.0/8 set(v:0xff)\n\
+                check_csr hit == 0\n";
     let failures = stf_failures(&module, text);
     let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
     assert_eq!(lines, [1, 2], "{failures:?}");
     assert!(failures[0].1.contains("0x1ff"), "{failures:?}");
     assert!(failures[1].1.contains("0x100"), "{failures:?}");
+}
+
+const STREAMS: &str = "
+scu r on rdma(qp) {
+    csr words: bit<32>;
+    stream(word: bit<512>) { words = words + 1; }
+}";
+
+/// docs/testing.md: `packet <port>` injects on a port, and ports are 8-bit; language.md §4.16:
+/// `qp` is `bit<24>` in an `rdma(qp)` scu and `flow` is `bit<16>` in a `tcp(flow)` one. So
+/// `words 16777216` names no queue pair (2^24 does not fit 24 bits) and fails at its line instead of
+/// running as qp 0; `words 16777215` runs (one word: `words` becomes 1).
+#[test]
+fn stf_out_of_range_ports_and_flows_fail_at_their_line() {
+    let module = lower(TABLES);
+    let failures = stf_failures(&module, "packet 999 00\npacket 300 00\nno_packet\n");
+    let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [1, 2], "{failures:?}");
+    let module = lower(STREAMS);
+    let text = "words 16777216 00\nwords 16777215 00\ncheck_csr words == 1\n";
+    let failures = stf_failures(&module, text);
+    let lines: Vec<u32> = failures.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [1], "{failures:?}");
+}
+
+/// docs/testing.md: `words` delivers a message to a stream; a slow_path scu has none, so it fails.
+/// A file with no expectation (or an empty one) tests nothing and fails instead of passing.
+#[test]
+fn stf_words_without_a_stream_and_files_testing_nothing_fail() {
+    let module = lower(TABLES);
+    let failures = stf_failures(&module, "words 1 00\ncheck_csr hit == 0\n");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].0, 1);
+    assert_eq!(stf_failures(&module, "").len(), 1);
+    assert_eq!(stf_failures(&module, "packet 1 00\n").len(), 1);
 }
