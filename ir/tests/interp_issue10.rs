@@ -10,6 +10,7 @@
 //!   (or key and priority) to an lpm or priority table (§7.9.8), nor give a key or action argument
 //!   wider than it (STF `add`/`setdefault`; entries files go through the same checks);
 //! - an lpm table with an exact key ranks matching entries by the prefix length alone (§7.9.6);
+//! - entries files (`scenicc sim --entries`) refuse the same, with an error naming the table;
 //! - STF refuses what it cannot do as told: a port above 255, a queue pair or session that does not
 //!   fit the attach binding, words to a scu without a stream, a file that tests nothing.
 //!
@@ -400,4 +401,39 @@ fn stf_words_without_a_stream_and_files_testing_nothing_fail() {
     assert_eq!(failures[0].0, 1);
     assert_eq!(stf_failures(&module, "").len(), 1);
     assert_eq!(stf_failures(&module, "packet 1 00\n").len(), 1);
+}
+
+/// The error of installing entries file `json` on scu `s` of `module`.
+fn entries_error(module: &Module, json: &str) -> String {
+    let entries = match scenic_ir::io::entries::parse(json) {
+        Ok(e) => e,
+        Err(e) => panic!("bad entries file: {e}"),
+    };
+    let mut m = Machine::new(module);
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    match scenic_ir::sim::capture::install(&mut m, scu, &entries) {
+        Ok(()) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// docs/testing.md (entries files follow the runtime's rules): as in STF, a new default for the
+/// constant table `ct` (§7.9.3-4), a repeated /16 in `lp` (§7.9.8) and a key value 0x1ff for the
+/// 8-bit key `h.a` are errors naming the table.
+#[test]
+fn entries_files_refuse_what_the_runtime_refuses() {
+    let module = lower(TABLES);
+    let constant = r#"{"format_version": 1, "tables": {"ct": {"default": {"action": "two"}}}}"#;
+    let e = entries_error(&module, constant);
+    assert!(e.contains("`ct`") && e.contains("constant"), "{e}");
+    let entry = r#"{"key": {"h.a": 1, "h.b": "10.1.0.0/16"}, "action": "set", "args": {"v": 1}}"#;
+    let repeated = format!(r#"{{"format_version": 1, "tables": {{"lp": [{entry}, {entry}]}}}}"#);
+    let e = entries_error(&module, &repeated);
+    assert!(e.contains("`lp`") && e.contains("same keys"), "{e}");
+    let wide = r#"{"format_version": 1, "tables": {"lp": [
+        {"key": {"h.a": "0x1ff", "h.b": "10.1.0.0/16"}, "action": "set", "args": {"v": 1}}]}}"#;
+    let e = entries_error(&module, wide);
+    assert!(e.contains("`lp`") && e.contains("0x1ff"), "{e}");
 }
