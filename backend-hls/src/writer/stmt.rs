@@ -152,11 +152,15 @@ impl BodyWriter<'_, '_> {
         };
         let h = self.inst_ref(inst, i);
         let ty = &self.w.names.hdr[self.w.scu.instances[inst].header];
-        // Both zero the fields: set_valid() makes a header valid with zero fields (as
-        // the interpreter does, even for a valid one); an invalid header keeps zeros.
-        self.c.line(format!("{h} = {ty}();"));
+        // set_valid() makes an invalid header valid with zero fields and leaves a valid one
+        // unchanged (language.md §3.6); set_invalid() zeroes it (an invalid header keeps zeros).
         if valid {
+            self.c.open(format!("if (!{h}.valid)"));
+            self.c.line(format!("{h} = {ty}();"));
             self.c.line(format!("{h}.valid = true;"));
+            self.c.close("");
+        } else {
+            self.c.line(format!("{h} = {ty}();"));
         }
         Ok(())
     }

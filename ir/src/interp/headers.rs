@@ -384,9 +384,9 @@ impl HeaderStore {
         }
     }
 
-    /// `set_valid()` (valid with zero fields) or `set_invalid()` (fields kept) of element `i`.
+    /// `set_valid()` or `set_invalid()` (fields kept) of element `i`. `set_valid()` makes an invalid
+    /// element valid with zero fields and leaves a valid one unchanged (language.md §3.6).
     pub fn set_valid(&mut self, inst: InstId, i: usize, valid: bool) {
-        self.prefix.intact = false;
         let Some(info) = self.insts.get(inst.index()).copied() else {
             return;
         };
@@ -394,6 +394,10 @@ impl HeaderStore {
             return;
         }
         if let Some(slot) = self.slots.get_mut(info.first + i) {
+            if valid && slot.valid {
+                return;
+            }
+            self.prefix.intact = false;
             slot.valid = valid;
             if valid {
                 slot.src = Src::Zero;

@@ -455,7 +455,10 @@ mod tests {
         gone.extend_from_slice(rest);
         assert_eq!(deparsed_after("ip.set_invalid();", both, &p), gone);
         zeros[14..34].fill(0);
-        assert_eq!(deparsed_after("ip.set_valid();", both, &p), zeros);
+        // §3.6: set_valid() makes an invalid header valid with zero fields; a valid one is unchanged.
+        assert_eq!(deparsed_after("ip.set_valid();", both, &p), p);
+        let again = "ip.set_invalid(); ip.set_valid();";
+        assert_eq!(deparsed_after(again, both, &p), zeros);
     }
 
     /// Tracing takes the general path through tables (keys as `Bits`, for the trace line), not

@@ -293,6 +293,10 @@ impl<'m> Machine<'m> {
             .iter()
             .position(|a| def.actions[*a].name == action)
             .ok_or_else(|| AddEntryError::NoSuchAction(action.into()))?;
+        // language.md §7.9.3: the host may replace the default action, except in a constant table.
+        if t.is_const {
+            return Err(AddEntryError::Entry(EntryError::ConstantDefault));
+        }
         let data = action_args(module, def, t.actions[position], args);
         self.scus[scu.index()].tables[tid.index()].default = (position as u32, data);
         Ok(())
@@ -319,23 +323,23 @@ impl<'m> Machine<'m> {
         self.now_ns = self.now_ns.max(now_ns);
         let from = raised.len();
         let module = self.module;
+        // A block that has not fired yet is first due at `start + period`.
         for (id, def) in module.scus.iter() {
+            let rt = &mut self.scus[id.index()];
             for (k, every) in def.every.iter().enumerate() {
-                let period = every.period_ns.max(1);
-                loop {
-                    let rt = &mut self.scus[id.index()];
-                    let next = match rt.every_next.get(k).copied() {
-                        Some(0) | None => start + period,
-                        Some(n) => n,
-                    };
-                    if next > now_ns {
-                        rt.every_next[k] = next;
-                        break;
-                    }
-                    rt.every_next[k] = next + period;
-                    raised.extend(self.run_every(id, def, k, next));
+                if let Some(next @ 0) = rt.every_next.get_mut(k) {
+                    *next = start + every.period_ns.max(1);
                 }
             }
+        }
+        // All firings due by `now_ns`, in order of due time, then source order (§11.8).
+        while let Some((id, k, at)) = self.next_every(now_ns) {
+            let def = &module.scus[id];
+            let period = def.every.get(k).map_or(1, |e| e.period_ns.max(1));
+            if let Some(next) = self.scus[id.index()].every_next.get_mut(k) {
+                *next = at + period;
+            }
+            raised.extend(self.run_every(id, def, k, at));
         }
         raised.extend(self.advance_cc_timers(now_ns));
         self.notifications.extend(raised[from..].iter().cloned());
@@ -345,6 +349,24 @@ impl<'m> Machine<'m> {
             .flat_map(|rt| rt.every_next.iter().copied())
             .min()
             .unwrap_or(u64::MAX);
+    }
+
+    /// The earliest `every` firing due at or before `now_ns` (scu, block, due time), the first in
+    /// source order (scus, then blocks) among those due at the same time.
+    fn next_every(&self, now_ns: u64) -> Option<(ScuId, usize, u64)> {
+        self.module
+            .scus
+            .keys()
+            .filter_map(|id| {
+                let rt = self.scus.get(id.index())?;
+                let (k, at) = rt
+                    .every_next
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, at)| **at)?;
+                (*at <= now_ns).then_some((id, k, *at))
+            })
+            .min_by_key(|(id, _, at)| (*at, *id))
     }
 
     /// Runs `every` block `k` of scu `id` at time `at`; the notifications it raised.

@@ -45,6 +45,7 @@ impl KeyTest {
     }
 
     /// The number of significant bits (prefix length of an lpm test).
+    #[cfg(test)]
     pub(crate) fn prefix(&self) -> u32 {
         match self {
             KeyTest::Masked(_, _, len) => *len,
@@ -111,9 +112,12 @@ pub enum EntryError {
     /// The table is constant.
     #[error("the table has only constant entries")]
     Constant,
-    /// An exact table already has an entry with these keys.
+    /// An entry with these keys (and, in a priority table, this priority) exists.
     #[error("an entry with the same keys exists")]
     Duplicate,
+    /// A constant table's default action cannot be replaced.
+    #[error("the table is constant: its default action cannot be replaced")]
+    ConstantDefault,
 }
 
 impl TableState {
@@ -154,10 +158,23 @@ impl TableState {
         state
     }
 
-    /// Adds an entry (host or test); fails when full or duplicate.
+    /// Adds an entry (host or test); fails when full or duplicate: an entry whose keys repeat an
+    /// existing entry's (constant or not) in an exact or lpm table, or whose keys and priority
+    /// repeat a run-time entry's in a priority table (language.md §7.9.8).
     pub fn insert(&mut self, entry: RtEntry) -> Result<(), EntryError> {
         if self.entries.len() as u64 >= self.size {
             return Err(EntryError::Full(self.size));
+        }
+        let repeats = |e: &RtEntry| match self.strategy {
+            // Found by its hash in `insert_unchecked`.
+            Strategy::Exact => false,
+            Strategy::LongestPrefix => e.keys == entry.keys,
+            Strategy::Priority => {
+                !e.constant && e.priority == entry.priority && e.keys == entry.keys
+            }
+        };
+        if self.entries.iter().any(repeats) {
+            return Err(EntryError::Duplicate);
         }
         self.insert_unchecked(entry)
     }
@@ -305,8 +322,16 @@ fn exact_value(t: &KeyTest) -> Bits {
     }
 }
 
+/// The rank of an entry of an lpm table: the prefix length of its lpm key (language.md §7.9.6: the
+/// longest prefix wins; the table's exact keys must match but do not rank entries).
 fn prefix_len(e: &RtEntry) -> u32 {
-    e.keys.iter().map(KeyTest::prefix).sum()
+    e.keys
+        .iter()
+        .map(|k| match k {
+            KeyTest::Masked(_, _, len) => *len,
+            KeyTest::Exact(_) | KeyTest::Range(..) | KeyTest::Any => 0,
+        })
+        .sum()
 }
 
 /// Compiles a key match of a `width`-bit key.

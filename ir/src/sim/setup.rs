@@ -5,6 +5,7 @@
 use super::device::{Device, DeviceError};
 use crate::entities::*;
 use crate::interp::runtime::AddEntryError;
+use crate::interp::state::EntryError;
 use crate::io::value::{ActionCall, KeyField, MatchValue};
 use crate::program::Module;
 use crate::program::{KeyMatch, MatchKind, Scu, Table};
@@ -94,6 +95,18 @@ pub enum SetupError {
         /// [`super::MAX_CATCH_UP_RUNS`].
         limit: u64,
     },
+    /// A key value or prefix length wider than the key.
+    #[error("key `{key}` of table `{table}` has {width} bits; {value} does not fit it")]
+    KeyTooWide {
+        /// The table.
+        table: String,
+        /// The key.
+        key: String,
+        /// What was given (`0x1ff`, `prefix length 33`).
+        value: String,
+        /// The key's width.
+        width: u32,
+    },
     /// A `readonly` CSR: the host may only read it.
     #[error("CSR `{0}` is readonly: the host may only read it")]
     ReadOnlyCsr(String),
@@ -175,8 +188,13 @@ fn table_def<'m>(def: &'m Scu, table: &str) -> Result<&'m Table, SetupError> {
     })
 }
 
-/// One `KeyMatch` per key of `table`, from named fields (keys not named match anything).
-pub fn key_matches(table: &Table, fields: &[KeyField]) -> Result<Vec<KeyMatch>, SetupError> {
+/// One `KeyMatch` per key of `table`, from named fields (keys not named match anything, except
+/// exact keys, which need a value).
+pub fn key_matches(
+    module: &Module,
+    table: &Table,
+    fields: &[KeyField],
+) -> Result<Vec<KeyMatch>, SetupError> {
     let mut out = vec![KeyMatch::Any; table.keys.len()];
     for field in fields {
         let exact = table
@@ -205,8 +223,23 @@ pub fn key_matches(table: &Table, fields: &[KeyField]) -> Result<Vec<KeyMatch>, 
             });
         };
         let key = &table.keys[position];
-        let width = key.ty.scalar_width(|_| 8).unwrap_or(64);
+        let width = key.ty.scalar_width(|e| module.enums[e].width).unwrap_or(64);
         out[position] = convert(&table.name, &key.name, key.kind, width, &field.value)?;
+        check_key_fits(&table.name, &key.name, width, &out[position])?;
+    }
+    // language.md §7.9.1: an exact key matches a value; `_` (or leaving the key out) is refused.
+    let unset = table
+        .keys
+        .iter()
+        .zip(&out)
+        .find(|(k, m)| k.kind == MatchKind::Exact && matches!(m, KeyMatch::Any));
+    if let Some((key, _)) = unset {
+        return Err(SetupError::WrongForm {
+            table: table.name.clone(),
+            key: key.name.clone(),
+            kind: "exact",
+            form: "`_` (or no value)",
+        });
     }
     Ok(out)
 }
@@ -251,6 +284,33 @@ fn convert(
     })
 }
 
+/// A key match whose values (and prefix length) fit a `width`-bit key; a wider one is refused,
+/// never truncated.
+fn check_key_fits(table: &str, key: &str, width: u32, m: &KeyMatch) -> Result<(), SetupError> {
+    let too_wide = |value: String| SetupError::KeyTooWide {
+        table: table.into(),
+        key: key.into(),
+        value,
+        width,
+    };
+    let values: Vec<&Const> = match m {
+        KeyMatch::Exact(v) => vec![v],
+        KeyMatch::Lpm(v, len) => {
+            if *len > width {
+                return Err(too_wide(format!("prefix length {len}")));
+            }
+            vec![v]
+        }
+        KeyMatch::Ternary(v, mask) => vec![v, mask],
+        KeyMatch::Range(lo, hi) => vec![lo, hi],
+        KeyMatch::Any => vec![],
+    };
+    match values.into_iter().find(|v| v.0.bits() > u64::from(width)) {
+        Some(v) => Err(too_wide(format!("{:#x}", v.0))),
+        None => Ok(()),
+    }
+}
+
 fn kind_name(kind: MatchKind) -> &'static str {
     match kind {
         MatchKind::Exact => "exact",
@@ -272,6 +332,7 @@ fn action_name(def: &Scu, table: &Table, wanted: &str) -> String {
 
 /// The arguments of an action call in parameter order, from named arguments.
 pub fn action_args(
+    module: &Module,
     def: &Scu,
     table: &Table,
     call: &ActionCall,
@@ -305,17 +366,35 @@ pub fn action_args(
             ),
         });
     }
+    let widths = action.body.params.iter().map(|p| {
+        action.body.locals[*p]
+            .ty
+            .scalar_width(|e| module.enums[e].width)
+    });
     params
         .iter()
-        .map(|p| {
-            call.args
+        .zip(widths)
+        .map(|(p, width)| {
+            let value = call
+                .args
                 .iter()
                 .find(|a| a.name == *p)
                 .map(|a| a.value.clone())
                 .ok_or_else(|| SetupError::Args {
                     action: call.name.clone(),
                     problem: format!("no value for parameter `{p}`"),
-                })
+                })?;
+            // A value wider than its parameter is refused, never truncated.
+            match width {
+                Some(w) if value.bits() > u64::from(w) => Err(SetupError::Args {
+                    action: call.name.clone(),
+                    problem: format!(
+                        "{value:#x} does not fit parameter `{p}` of table `{}`, which has {w} bits",
+                        table.name
+                    ),
+                }),
+                _ => Ok(value),
+            }
         })
         .collect()
 }
@@ -329,10 +408,11 @@ pub fn add_entry(
     call: &ActionCall,
     priority: u64,
 ) -> Result<u64, SetupError> {
-    let def = &device.module().scus[scu];
+    let module = device.module();
+    let def = &module.scus[scu];
     let t = table_def(def, table)?;
-    let keys = key_matches(t, fields)?;
-    let args = action_args(def, t, call)?;
+    let keys = key_matches(module, t, fields)?;
+    let args = action_args(module, def, t, call)?;
     let (table, action) = (t.name.clone(), action_name(def, t, &call.name));
     device
         .add_entry(scu, &table, &keys, &action, &args, priority)
@@ -346,9 +426,17 @@ pub fn set_default(
     table: &str,
     call: &ActionCall,
 ) -> Result<(), SetupError> {
-    let def = &device.module().scus[scu];
+    let module = device.module();
+    let def = &module.scus[scu];
     let t = table_def(def, table)?;
-    let args = action_args(def, t, call)?;
+    // language.md §7.9.3: the host may replace the default action, except in a constant table.
+    if t.is_const {
+        return Err(SetupError::Entry {
+            table: t.name.clone(),
+            error: AddEntryError::Entry(EntryError::ConstantDefault),
+        });
+    }
+    let args = action_args(module, def, t, call)?;
     let (table, action) = (t.name.clone(), action_name(def, t, &call.name));
     device
         .set_default(scu, &table, &action, &args)

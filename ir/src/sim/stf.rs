@@ -78,11 +78,67 @@ pub fn run_on(device: &mut dyn Device, commands: &[Command], scu: Option<&str>) 
     for command in commands {
         runner.command(command);
     }
-    runner.settle(Pos {
+    let end = Pos {
         line: commands.last().map_or(1, |c| c.pos.line),
         column: 1,
-    });
+    };
+    runner.settle(end);
+    if !commands.iter().any(|c| checks(&c.kind)) {
+        runner.fail(
+            end,
+            "the file tests nothing: it has no expect, expect_dma, no_packet or check command",
+        );
+    }
     runner.report
+}
+
+/// Whether a command states an expectation (a file without one tests nothing).
+fn checks(kind: &CommandKind) -> bool {
+    match kind {
+        CommandKind::Expect { .. }
+        | CommandKind::ExpectDma { .. }
+        | CommandKind::NoPacket
+        | CommandKind::CheckCounter(_)
+        | CommandKind::CheckRate { .. }
+        | CommandKind::CheckWindow { .. }
+        | CommandKind::CheckCsr { .. } => true,
+        CommandKind::Packet { .. }
+        | CommandKind::Add(_)
+        | CommandKind::SetDefault { .. }
+        | CommandKind::Remove(_)
+        | CommandKind::Wait
+        | CommandKind::Time { .. }
+        | CommandKind::Advance { .. }
+        | CommandKind::Event { .. }
+        | CommandKind::SetCsr { .. }
+        | CommandKind::Words { .. } => false,
+    }
+}
+
+/// `flow` as the attach binding of `scu`'s stream (language.md §4.16: an `rdma(qp)` queue pair is
+/// `bit<24>`, a `tcp(flow)` session `bit<16>`), or why words cannot go to it.
+fn stream_flow(scu: &crate::program::Scu, flow: u64) -> Result<(), String> {
+    let bits = match scu.attach {
+        crate::program::Attach::Rdma => 24,
+        crate::program::Attach::Tcp => 16,
+        crate::program::Attach::SlowPath => {
+            return Err(format!(
+                "scu `{}` is on slow_path: words need an rdma or tcp scu with a stream",
+                scu.name
+            ))
+        }
+    };
+    if scu.stream.is_none() {
+        return Err(format!("scu `{}` has no stream to take words", scu.name));
+    }
+    if flow >> bits != 0 {
+        let what = if bits == 24 { "queue pair" } else { "session" };
+        return Err(format!(
+            "{what} {flow} does not exist: scu `{}` numbers them with {bits} bits",
+            scu.name
+        ));
+    }
+    Ok(())
 }
 
 /// Parses and runs an STF file's text on the interpreter; a file with syntax errors does not run,
@@ -240,7 +296,12 @@ impl Runner<'_> {
         let Some(scu) = self.scu else {
             return self.fail(pos, "the program has no scu to send packets to");
         };
-        let port = u8::try_from(port).unwrap_or(u8::MAX);
+        let Ok(port) = u8::try_from(port) else {
+            return self.fail(
+                pos,
+                format!("port {port} does not exist: ports are 0 to 255"),
+            );
+        };
         let outputs = match self.device.packet(scu, data, port, self.now) {
             Ok(outputs) => outputs,
             Err(err) => return self.fail(pos, err.to_string()),
@@ -254,7 +315,12 @@ impl Runner<'_> {
     }
 
     fn words(&mut self, pos: Pos, flow: u64, data: &[u8]) {
-        let Some(scu) = self.scu else { return };
+        let Some(scu) = self.scu else {
+            return self.fail(pos, "the program has no scu to send words to");
+        };
+        if let Err(message) = stream_flow(&self.device.module().scus[scu], flow) {
+            return self.fail(pos, message);
+        }
         let chunks: Vec<&[u8]> = stf::message_words(data).collect();
         let mut passed = Vec::new();
         for (i, chunk) in chunks.iter().enumerate() {

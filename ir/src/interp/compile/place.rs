@@ -44,28 +44,31 @@ fn update_part(whole: &mut Value, path: &[Step_], indices: &[usize], value: Valu
         *whole = value;
         return;
     };
-    let (index, rest_indices) = indices.split_first().map_or((0, indices), |(i, r)| (*i, r));
     match (step, whole) {
         (Step_::Field(f), Value::Struct(fields)) | (Step_::Field(f), Value::Tuple(fields)) => {
             if let Some(part) = fields.get_mut(*f as usize) {
-                update_part(part, rest, rest_indices, value);
+                update_part(part, rest, indices, value);
             }
         }
         (Step_::Field(f), Value::Header(h)) => {
             if let Some(part) = h.fields.get_mut(*f as usize) {
                 let mut v = Value::Bits(part.clone());
-                update_part(&mut v, rest, rest_indices, value);
+                update_part(&mut v, rest, indices, value);
                 *part = v.into_bits();
             }
         }
+        // Only an `Index` step consumes one of the evaluated indices.
         (Step_::Index(_), Value::Array(items)) => {
+            let Some((&index, rest_indices)) = indices.split_first() else {
+                return;
+            };
             if let Some(part) = items.get_mut(index) {
                 update_part(part, rest, rest_indices, value);
             }
         }
         (Step_::Slice(hi, lo), Value::Bits(bits)) => {
             let mut part = Value::Bits(bits.slice(*hi, *lo));
-            update_part(&mut part, rest, rest_indices, value);
+            update_part(&mut part, rest, indices, value);
             *bits = splice(bits, *hi, *lo, part.bits());
         }
         _ => {}
