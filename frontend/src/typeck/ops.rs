@@ -59,6 +59,7 @@ impl Checker<'_> {
                 }
                 _ => {}
             }
+            self.note_const(span, &typed);
         }
         typed
     }
@@ -116,6 +117,9 @@ impl Checker<'_> {
             );
             return Typed::error();
         }
+        if op == UnaryOp::BitNot && !self.require_fit(operand.span, &typed) {
+            return Typed::error();
+        }
         let value = typed
             .value
             .as_ref()
@@ -148,6 +152,7 @@ impl Checker<'_> {
             // Inner links of the chain are typed here, not by `expr`: record them too (the
             // outermost one is recorded by the `expr` call that led here).
             if let Some(node) = node {
+                self.note_const(node.span, &typed);
                 self.record(node, &typed);
             }
         }
@@ -179,9 +184,24 @@ impl Checker<'_> {
         match op {
             And | Or => self.logical(op, l, r, lhs, rhs),
             Eq | Ne | Lt | Le | Gt | Ge => self.comparison(op, l, r, span),
+            Shl | Shr | Concat
+                if !(self.require_fit(lhs.span, &l) && self.require_fit(rhs.span, &r)) =>
+            {
+                Typed::error()
+            }
             Shl | Shr => self.shift(op, l, r, (lhs, rhs), expected),
             Concat => self.concat(l, r, lhs, rhs),
             Add | Sub | Mul | Div | Rem | SatAdd | SatSub => {
+                // A saturating operator on two literals clamps at the type the value takes.
+                if let (SatAdd | SatSub, Ty::IntLit, Ty::IntLit, Some(t)) =
+                    (op, &l.ty, &r.ty, expected.filter(|t| t.is_numeric()))
+                {
+                    l = self.coerce(l, t, lhs.span);
+                    r = self.coerce(r, t, rhs.span);
+                    if l.ty.is_error() || r.ty.is_error() {
+                        return Typed::error();
+                    }
+                }
                 if let Some(result) = self.scaled(op, &l, &r, span) {
                     return result;
                 }
@@ -191,13 +211,20 @@ impl Checker<'_> {
                 if r.ty.is_error() {
                     return Typed::error();
                 }
+                if op == Rem && !(self.require_fit(lhs.span, &l) && self.require_fit(rhs.span, &r))
+                {
+                    return Typed::error();
+                }
                 self.arith(op, l, r, span)
             }
             BitAnd | BitOr | BitXor => {
                 if r.ty == Ty::IntLit && l.ty.is_integer() {
                     r = self.coerce(r, &l.ty.clone(), rhs.span);
                 }
-                if r.ty.is_error() {
+                if r.ty.is_error()
+                    || !self.require_fit(lhs.span, &l)
+                    || !self.require_fit(rhs.span, &r)
+                {
                     return Typed::error();
                 }
                 self.bitwise(op, l, r, span)
@@ -385,7 +412,7 @@ impl Checker<'_> {
                 } else {
                     a / b
                 };
-                Some(Value::Num(consteval::wrap(exact, &result)))
+                Some(Value::Num(exact))
             }
             _ => None,
         };
@@ -585,6 +612,9 @@ impl Checker<'_> {
         }
         if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
             return self.coerce(typed, &target, value.span);
+        }
+        if !self.require_fit(value.span, &typed) {
+            return Typed::of(target);
         }
         let problem = match &typed.ty {
             Ty::Enum(t) => self.enum_cast_problem(t, &target),

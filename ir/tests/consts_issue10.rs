@@ -1,0 +1,109 @@
+//! Constant expressions are exact (issue 10, item 6; language.md §4.15): arithmetic on typed
+//! constants and casts does not wrap or truncate, the exact value must fit the type where it is
+//! used, and saturating operators clamp at the type the value takes. The values are worked out by
+//! hand from the reference and read back from CSRs, both as CSR initialisers and as constant
+//! expressions inside run-time code, which fold the same way.
+
+use scenic_frontend::Session;
+use scenic_ir::interp::Machine;
+use scenic_ir::Module;
+
+fn lower(text: &str) -> Result<Module, String> {
+    let mut session = Session::new();
+    session.add_source("test.sn", text);
+    scenic_ir::lower::lower_session(&mut session).map_err(|e| format!("{e}"))
+}
+
+fn csr(m: &Machine<'_>, name: &str) -> u64 {
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    match m.csr(scu, name) {
+        Some(v) => v.to_u64(),
+        None => panic!("no csr {name}"),
+    }
+}
+
+const EXACT: &str = "
+use std::net::ethernet;
+const A: bit<8> = 200;
+const LR: rate = line_rate / 3 * 3;
+const G: int<8> = 3 |-| 5;
+scu s on slow_path {
+    csr a: bit<8> = A * 2 / 4;
+    csr b: bit<8> = A / 3 * 3;
+    csr c: bit<8> = (7 as bit<8>) / 2 * 2;
+    csr d: bit<64> = LR as bit<64>;
+    csr e: bit<8> = 3 |-| 5;
+    csr f: bit<8> = 250 |+| 10;
+    csr g: bit<8> = G as bit<8>;
+    csr h: bit<8> = A |+| 100;
+    csr k: bit<8>;
+    csr l: bit<8>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control {
+        k = A * 2 / 4;
+        l = eth.src[7:0] + A / 3 * 3;
+    }
+}
+";
+
+#[test]
+fn typed_constants_are_exact() {
+    let module = match lower(EXACT) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let mut m = Machine::new(&module);
+    // §4.15: evaluated exactly in rationals, nothing wraps, `/` is exact; then converted.
+    assert_eq!(
+        csr(&m, "a"),
+        100,
+        "200 * 2 / 4 = 100 (not (400 mod 256) / 4 = 36)"
+    );
+    assert_eq!(
+        csr(&m, "b"),
+        200,
+        "200 / 3 * 3 = 200 exactly (not 66 * 3 = 198)"
+    );
+    assert_eq!(csr(&m, "c"), 7, "7 / 2 * 2 = 7 exactly (not 3 * 2 = 6)");
+    // §4.16: line_rate defaults to 200Gbps = 200 * 10^9 bit/s; / 3 * 3 gives it back exactly.
+    assert_eq!(csr(&m, "d"), 200_000_000_000, "line_rate / 3 * 3");
+    // §4.3: `3 |-| 5` is 0 in bit<N>; `250 |+| 10` clamps to 255 in bit<8>.
+    assert_eq!(csr(&m, "e"), 0, "3 |-| 5 at bit<8>");
+    assert_eq!(csr(&m, "f"), 255, "250 |+| 10 at bit<8>");
+    // int<8> holds -2; `as bit<8>` reinterprets the bits (§4.9): 0xFE = 254.
+    assert_eq!(
+        csr(&m, "g"),
+        254,
+        "3 |-| 5 at int<8> is -2, reinterpreted as bit<8> (§4.9)"
+    );
+    assert_eq!(csr(&m, "h"), 255, "200 |+| 100 clamps at bit<8>");
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    let mut packet = vec![0u8; 64];
+    packet[11] = 5;
+    packet[12] = 0x08;
+    m.process_packet(scu, &packet, 0, 1_000);
+    // The same constant expressions in run-time code are exact too.
+    assert_eq!(csr(&m, "k"), 100, "A * 2 / 4 in a control block");
+    assert_eq!(csr(&m, "l"), 205, "5 + A / 3 * 3 = 5 + 200");
+}
+
+#[test]
+fn the_exact_value_must_fit_where_it_is_used() {
+    // §4.15: "The exact value is then converted to the required type and must be representable
+    // (E0203)": 200 + 100 = 300 does not fit bit<8>.
+    let bad = "const F: bit<8> = (200 as bit<8>) + 100;\n";
+    let mut session = Session::new();
+    session.add_source("test.sn", bad);
+    let report = session.check(scenic_frontend::CheckOptions::default());
+    assert_eq!(report.error_count(), 1, "{}", report.render_plain());
+    assert!(
+        report.render_plain().contains("E0203"),
+        "{}",
+        report.render_plain()
+    );
+}
