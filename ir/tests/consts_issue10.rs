@@ -107,3 +107,40 @@ fn the_exact_value_must_fit_where_it_is_used() {
         report.render_plain()
     );
 }
+
+const BOOL_BITWISE: &str = "
+use std::net::ethernet;
+scu s on slow_path {
+    csr m: bit<8>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control {
+        let p: bool = eth.src[7:0] == 5;
+        let q: bool = eth.src[7:0] == 6;
+        if p & !q { m = m + 1; }
+        if p | q { m = m + 2; }
+        if p ^ q { m = m + 4; }
+        if p & q { m = m + 8; }
+        if p ^ true { m = m + 16; }
+    }
+}
+";
+
+#[test]
+fn bitwise_operators_on_bools() {
+    let module = match lower(BOOL_BITWISE) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let mut m = Machine::new(&module);
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    let mut packet = vec![0u8; 64];
+    packet[11] = 5;
+    packet[12] = 0x08;
+    m.process_packet(scu, &packet, 0, 1_000);
+    // §4.4: `&`, `|`, `^` on two bools are logical and, or, xor. With p = true, q = false:
+    // p & !q (1), p | q (2), p ^ q (4) hold; p & q (8) and p ^ true (16) do not: 1 + 2 + 4 = 7.
+    assert_eq!(csr(&m, "m"), 7);
+}

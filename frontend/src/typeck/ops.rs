@@ -451,21 +451,16 @@ impl Checker<'_> {
         let Some(ty) = self.unify(&l, &r, span, op) else {
             return Typed::error();
         };
-        if !(ty.is_integer() || ty == Ty::IntLit) {
-            let help = match (ty == Ty::Bool, op) {
-                (true, BinaryOp::BitAnd) => "for bools write `a && b`",
-                (true, BinaryOp::BitOr) => "for bools write `a || b`",
-                (true, _) => "for bools write `a != b`",
-                (false, _) => "bitwise operators work on bit<N> and int<N>",
-            };
+        // `&`, `|`, `^` also take two bools: logical and, or, xor without short circuit (§4.4).
+        if !(ty.is_integer() || ty == Ty::IntLit || ty == Ty::Bool) {
             self.report(
                 Diagnostic::new(
                     codes::E0206,
                     span,
                     format!("cannot apply `{}` to `{ty}`", op.symbol()),
                 )
-                .label("bitwise operators take bit<N> or int<N>")
-                .help(help),
+                .label("bitwise operators take bit<N>, int<N> or bool")
+                .help("bitwise operators work on bit<N> and int<N>, and on two bools"),
             );
             return Typed::error();
         }
