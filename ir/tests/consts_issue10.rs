@@ -144,3 +144,33 @@ fn bitwise_operators_on_bools() {
     // p & !q (1), p | q (2), p ^ q (4) hold; p & q (8) and p ^ true (16) do not: 1 + 2 + 4 = 7.
     assert_eq!(csr(&m, "m"), 7);
 }
+
+const UNIT_LITERALS: &str = "
+use std::net::ethernet;
+const T: duration = 1us + 1;
+const R: rate = 40Mbps - 1;
+const Z: bool = 0 < 1B;
+scu s on slow_path {
+    csr t: bit<64> = T as bit<64>;
+    csr r: bit<64> = R as bit<64>;
+    csr z: bit<1> = Z as bit<1>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control { }
+}
+";
+
+#[test]
+fn an_integer_literal_next_to_a_unit_value_counts_base_units() {
+    let module = match lower(UNIT_LITERALS) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let m = Machine::new(&module);
+    // §3.5: `t + 1` is one nanosecond later: 1us = 1000 ns, + 1 = 1001 ns.
+    assert_eq!(csr(&m, "t"), 1_001);
+    // §4.11: `rate + 1` is 1 bit/s more; 40Mbps = 40_000_000 bit/s, - 1.
+    assert_eq!(csr(&m, "r"), 39_999_999);
+    // 0 bytes < 1 byte.
+    assert_eq!(csr(&m, "z"), 1);
+}

@@ -172,9 +172,17 @@ impl Checker<'_> {
         use BinaryOp::*;
         // Operands are typed without the outer hint: constants stay exact until they meet a typed
         // operand (so `1 / 256` is exact), and the result is converted by the caller.
-        let partner =
-            Some(&l.ty).filter(|t| t.is_numeric() && !matches!(op, Shl | Shr | Mul | Div));
+        let partner = Some(&l.ty)
+            .filter(|t| t.is_numeric() && !t.is_unit() && !matches!(op, Shl | Shr | Mul | Div));
         let mut r = self.expr(rhs, partner);
+        // An integer literal next to a unit value counts base units (§3.5, §4.11): `cwnd > 0`.
+        if !matches!(op, Shl | Shr | Mul | Div | Rem | Concat) {
+            if l.ty.is_unit() && r.ty == Ty::IntLit {
+                r = self.literal_units(r, &l.ty.clone(), rhs.span);
+            } else if r.ty.is_unit() && l.ty == Ty::IntLit {
+                l = self.literal_units(l, &r.ty.clone(), lhs.span);
+            }
+        }
         if l.ty == Ty::IntLit && r.ty.is_numeric() && !matches!(op, Shl | Shr | Mul | Div) {
             l = self.expr_retyped(lhs, l, &r.ty);
         }
@@ -228,6 +236,23 @@ impl Checker<'_> {
                     return Typed::error();
                 }
                 self.bitwise(op, l, r, span)
+            }
+        }
+    }
+
+    /// An integer literal operand next to a unit value, as a count of the unit's base units.
+    fn literal_units(&mut self, typed: Typed, unit: &Ty, span: Span) -> Typed {
+        let Some(value) = typed.value.clone() else {
+            return typed;
+        };
+        match consteval::fit(&value, unit) {
+            Ok(v) => Typed {
+                ty: unit.clone(),
+                value: Some(v),
+            },
+            Err(err) => {
+                self.report_fit(&value, unit, span, err);
+                Typed::error()
             }
         }
     }
