@@ -174,3 +174,37 @@ fn an_integer_literal_next_to_a_unit_value_counts_base_units() {
     // 0 bytes < 1 byte.
     assert_eq!(csr(&m, "z"), 1);
 }
+
+const SLICE_ASSIGNMENT: &str = "
+use std::net::ethernet;
+scu s on slow_path {
+    csr c: bit<16> = 0xABCD;
+    csr d: bit<16> = 0x00FF;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control {
+        c[7:0] = 0x12;
+        d[11:4] += 1;
+    }
+}
+";
+
+#[test]
+fn assigning_a_slice_changes_only_its_bits() {
+    let module = match lower(SLICE_ASSIGNMENT) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let mut m = Machine::new(&module);
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    let mut packet = vec![0u8; 64];
+    packet[12] = 0x08;
+    m.process_packet(scu, &packet, 0, 1_000);
+    // §4.7/§5.2: `x[hi:lo] = v` replaces bits hi..=lo, the other bits are unchanged:
+    // 0xABCD with bits 7..0 := 0x12 is 0xAB12.
+    assert_eq!(csr(&m, "c"), 0xAB12);
+    // 0x00FF: bits 11..4 are 0x0F; += 1 gives 0x10, so the value is 0x0100 | 0x000F = 0x010F.
+    assert_eq!(csr(&m, "d"), 0x010F);
+}
