@@ -208,3 +208,37 @@ fn assigning_a_slice_changes_only_its_bits() {
     // 0x00FF: bits 11..4 are 0x0F; += 1 gives 0x10, so the value is 0x0100 | 0x000F = 0x010F.
     assert_eq!(csr(&m, "d"), 0x010F);
 }
+
+const LITERAL_CASTS: &str = "
+use std::net::ethernet;
+const A: int<8> = 0xFF as int<8>;
+const B: int<8> = -128 as int<8>;
+const C: bit<16> = (-1 as int<8>) as bit<16>;
+const D: int<8> = 200 as int<8>;
+scu s on slow_path {
+    csr a: bit<1> = (A == -1) as bit<1>;
+    csr b: bit<8> = B as bit<8>;
+    csr c: bit<16> = C;
+    csr d: bit<1> = (D == -56) as bit<1>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control { }
+}
+";
+
+#[test]
+fn literal_casts_to_int() {
+    let module = match lower(LITERAL_CASTS) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let m = Machine::new(&module);
+    // §4.9: `bit<N>` to `int<N>` reinterprets the bits: `0xFF as int<8>` is -1.
+    assert_eq!(csr(&m, "a"), 1, "0xFF as int<8> == -1");
+    // §4.2: `-128` is a negative literal, so `-128 as int<8>` is (-128) as int<8>: bits 0x80.
+    assert_eq!(csr(&m, "b"), 0x80, "-128 as int<8>");
+    // §4.9 table: `-1 as int<8>` to `bit<16>` is 0xFFFF (sign-extended, then reinterpreted).
+    assert_eq!(csr(&m, "c"), 0xFFFF, "(-1 as int<8>) as bit<16>");
+    // 200 = 0xC8 read as int<8> is 200 - 256 = -56.
+    assert_eq!(csr(&m, "d"), 1, "200 as int<8> == -56");
+}

@@ -39,6 +39,11 @@ impl Checker<'_> {
     ) -> Typed {
         // Nested prefix operators (`- - - x`) are applied in a loop rather than by recursion, so
         // that a long run cannot overflow the stack. Each level is typed as `expr` would type it.
+        if op == UnaryOp::Neg {
+            if let Some(typed) = self.negative_literal_cast(operand, span) {
+                return typed;
+            }
+        }
         let mut levels = vec![(op, operand, span, expected.cloned())];
         let mut hint = unary_hint(op, expected);
         let mut inner = operand;
@@ -627,13 +632,57 @@ impl Checker<'_> {
     pub(crate) fn cast(&mut self, value: &Expr, ty: &TypeExpr) -> Typed {
         let target = self.resolve_type(ty);
         let typed = self.expr(value, None);
+        self.cast_typed(typed, (value.span, value.span.to(ty.span)), target)
+    }
+
+    /// `-lit as T`: `-` followed by a literal is a negative literal (§4.2), so it is cast as a
+    /// whole although postfix `as` binds tighter than a prefix `-` on other operands (§4.1).
+    fn negative_literal_cast(&mut self, operand: &Expr, span: Span) -> Option<Typed> {
+        let ExprKind::Cast { value, ty } = &operand.kind else {
+            return None;
+        };
+        if !matches!(
+            value.kind,
+            ExprKind::Lit(Literal::Int(_) | Literal::Decimal(_))
+        ) {
+            return None;
+        }
+        let target = self.resolve_type(ty);
+        let mut typed = self.expr(value, None);
+        typed.value = match typed.value {
+            Some(Value::Num(r)) => Some(Value::Num(-r)),
+            other => other,
+        };
+        let lit_span = Span {
+            lo: span.lo,
+            hi: value.span.hi,
+        };
+        Some(self.cast_typed(typed, (lit_span, span), target))
+    }
+
+    /// `typed as target`; `span` is where the value is written, `whole` the whole cast.
+    fn cast_typed(&mut self, typed: Typed, (span, whole): (Span, Span), target: Ty) -> Typed {
         if typed.ty.is_error() || target.is_error() {
             return Typed::of(target);
         }
-        if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
-            return self.coerce(typed, &target, value.span);
+        if let (Ty::IntLit, Ty::Int(n), Some(v)) = (
+            &typed.ty,
+            &target,
+            typed.value.as_ref().and_then(Value::as_int),
+        ) {
+            // A literal that fits `bit<N>` but not `int<N>` is read as those bits (§4.9:
+            // `0xFF as int<8>` is -1).
+            if v >= consteval::pow2(n - 1) && v < consteval::pow2(*n) {
+                return Typed {
+                    value: Some(Value::int(v - consteval::pow2(*n))),
+                    ty: target,
+                };
+            }
         }
-        if !self.require_fit(value.span, &typed) {
+        if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
+            return self.coerce(typed, &target, span);
+        }
+        if !self.require_fit(span, &typed) {
             return Typed::of(target);
         }
         let problem = match &typed.ty {
@@ -641,7 +690,7 @@ impl Checker<'_> {
             from => cast_problem(from, &target),
         };
         if let Some((code, why)) = problem {
-            let mut diag = Diagnostic::new(code, value.span.to(ty.span), format!("cannot cast `{}` to `{target}`", typed.ty))
+            let mut diag = Diagnostic::new(code, whole, format!("cannot cast `{}` to `{target}`", typed.ty))
                 .label(why)
                 .note("casts convert between bit<N>, int<N>, bool (bit<1>), fixed, enums with a representation, and units (bit<64>)");
             if target == Ty::Bool && typed.ty.is_integer() {
