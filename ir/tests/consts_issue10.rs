@@ -242,3 +242,48 @@ fn literal_casts_to_int() {
     // 200 = 0xC8 read as int<8> is 200 - 256 = -56.
     assert_eq!(csr(&m, "d"), 1, "200 as int<8> == -56");
 }
+
+const HEX_NAMED_ENUM: &str = "
+use std::net::ethernet;
+enum e3: bit<4> { a = 5, b = 9 }
+const X: bit<4> = e3::b as bit<4>;
+const Y: bit<128> = fe80::1;
+scu s on slow_path {
+    csr x: bit<4> = X;
+    csr m: bit<4>;
+    csr y: bit<64> = Y[127:64];
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    control {
+        let v: e3 = e3::a;
+        match v {
+            e3::a => { m = 1; }
+            _ => { m = 2; }
+        }
+    }
+}
+";
+
+#[test]
+fn an_enum_named_like_a_hex_number_is_a_path() {
+    let module = match lower(HEX_NAMED_ENUM) {
+        Ok(m) => m,
+        Err(e) => panic!("cannot lower: {e}"),
+    };
+    let mut m = Machine::new(&module);
+    // §2.9: identifiers joined by `::` are a path: `e3::b` is the variant, valued 9 (§3.8).
+    assert_eq!(csr(&m, "x"), 9, "e3::b as bit<4>");
+    // fe80::1 is still an address: its high 64 bits are 0xfe80_0000_0000_0000.
+    assert_eq!(csr(&m, "y"), 0xfe80_0000_0000_0000, "fe80::1");
+    let Some(scu) = m.scu_by_name("s") else {
+        panic!("no scu `s`")
+    };
+    let mut packet = vec![0u8; 64];
+    packet[12] = 0x08;
+    m.process_packet(scu, &packet, 0, 1_000);
+    assert_eq!(
+        csr(&m, "m"),
+        1,
+        "the pattern e3::a matches the variant e3::a"
+    );
+}

@@ -699,10 +699,20 @@ impl Checker<'_> {
             self.report(diag);
             return Typed::of(target);
         }
-        let folded = typed
-            .value
-            .as_ref()
-            .and_then(|v| consteval::cast(v, &typed.ty, &target));
+        let folded = match (&typed.ty, &typed.value) {
+            // A variant of an enum with a representation converts to its value (§3.8).
+            (Ty::Enum(t), Some(Value::Variant(i))) if target != typed.ty => {
+                match self.enum_sig(t) {
+                    crate::resolve::signature::SigKind::Enum { variants, .. } => {
+                        variants.get(*i as usize).map(|(_, v)| v.clone())
+                    }
+                    _ => None,
+                }
+            }
+            (_, value) => value
+                .as_ref()
+                .and_then(|v| consteval::cast(v, &typed.ty, &target)),
+        };
         Typed {
             ty: target,
             value: folded,
