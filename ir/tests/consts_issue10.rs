@@ -1,8 +1,13 @@
-//! Constant expressions are exact (issue 10, item 6; language.md §4.15): arithmetic on typed
-//! constants and casts does not wrap or truncate, the exact value must fit the type where it is
-//! used, and saturating operators clamp at the type the value takes. The values are worked out by
-//! hand from the reference and read back from CSRs, both as CSR initialisers and as constant
-//! expressions inside run-time code, which fold the same way.
+//! Regression tests of issue 10, with values worked out by hand from docs/language.md:
+//!
+//! - constant expressions are exact (§4.15): arithmetic on typed constants and casts does not wrap
+//!   or truncate, the exact value must fit the type where it is used, and saturating operators clamp
+//!   at the type the value takes; both as CSR initialisers and inside run-time code;
+//! - `&`, `|`, `^` on two bools (§4.4);
+//! - an integer literal next to a unit value counts base units (§3.5, §4.11);
+//! - assigning a slice changes only its bits (§4.7, §5.2);
+//! - `0xFF as int<8>` is -1 and `-128 as int<8>` is -128 (§4.2, §4.9);
+//! - an enum named like a hex number keeps `e3::a` a path (§2.9).
 
 use scenic_frontend::Session;
 use scenic_ir::interp::Machine;
