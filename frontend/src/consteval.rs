@@ -1,11 +1,12 @@
 //! Constant values and the arithmetic the checker folds.
 //!
-//! Constants are exact: integers and fixed-point values are rationals ([`BigRational`]), so `1/256`
-//! as a `fixed<1,15>` is exactly 2^-8. Untyped constants (literals and arithmetic on literals) stay
-//! exact until they meet a type; then [`fit`] converts them and refuses values the type cannot hold.
-//! Operations on typed constants follow the runtime semantics of their type ([`binary`], [`unary`]):
-//! wrapping, saturating, truncating division, division by zero giving zero, shifts past the width
-//! giving zero. That way a folded constant always equals what the hardware computes.
+//! Constants are exact (language.md §4.15): integers and fixed-point values are rationals
+//! ([`BigRational`]), so `1/256` as a `fixed<1,15>` is exactly 2^-8. `+`, `-`, `*`, `/` and unary
+//! `-` never wrap or truncate, typed or not ([`binary`], [`unary`]): `A * 2 / 4` with
+//! `A: bit<8> = 200` is 100. Saturating operators clamp to their type's range, and division by zero
+//! gives zero, as at run time. The checker converts the exact result with [`fit`] where the value is
+//! used (and where a bit-level operator or a cast looks at its bits), refusing values the type cannot
+//! hold (E0203).
 
 use crate::ast::BinaryOp;
 use crate::types::Ty;
@@ -163,7 +164,9 @@ fn saturate(r: BigRational, ty: &Ty) -> BigRational {
 }
 
 /// Folds `a op b` for two constants of type `ty` (the result type for arithmetic, the operand type
-/// for comparisons). `None` when the operation does not apply to these values.
+/// for comparisons), exactly: only `|+|` and `|-|` look at `ty` (they clamp to its range), and the
+/// bit-level operators, whose operands the checker has first made fit `ty`. `None` when the
+/// operation does not apply to these values.
 pub fn binary(op: BinaryOp, ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
     use BinaryOp::*;
     if let (Value::Bool(x), Value::Bool(y)) = (a, b) {
@@ -186,7 +189,6 @@ pub fn binary(op: BinaryOp, ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
         };
     }
     let (x, y) = (a.as_num()?, b.as_num()?);
-    let exact = matches!(ty, Ty::IntLit | Ty::DecimalLit);
     let result = match op {
         Eq => return Some(Value::Bool(x == y)),
         Ne => return Some(Value::Bool(x != y)),
@@ -200,15 +202,17 @@ pub fn binary(op: BinaryOp, ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
         SatAdd => return Some(Value::Num(saturate(x + y, ty))),
         SatSub => return Some(Value::Num(saturate(x - y, ty))),
         Div if y.is_zero() => BigRational::zero(),
-        Div if exact || matches!(ty, Ty::Fixed(..)) => x / y,
-        Div => (x / y).trunc(),
+        Div => x / y,
         Rem if y.is_zero() => BigRational::zero(),
-        Rem => BigRational::from_integer(x.to_integer() % y.to_integer()),
+        Rem if x.is_integer() && y.is_integer() => {
+            BigRational::from_integer(x.to_integer() % y.to_integer())
+        }
+        Rem => return None,
         Shl | Shr => return shift(op, ty, x, y),
         BitAnd | BitOr | BitXor => bitwise(op, ty, x, y)?,
         Concat | And | Or => return None,
     };
-    Some(Value::Num(if exact { result } else { wrap(result, ty) }))
+    Some(Value::Num(result))
 }
 
 fn shift(op: BinaryOp, ty: &Ty, x: &BigRational, y: &BigRational) -> Option<Value> {
@@ -269,11 +273,7 @@ pub fn unary(op: crate::ast::UnaryOp, ty: &Ty, x: &Value) -> Option<Value> {
     use crate::ast::UnaryOp::*;
     match (op, x) {
         (Not, Value::Bool(b)) => Some(Value::Bool(!b)),
-        (Neg, Value::Num(r)) => Some(Value::Num(if matches!(ty, Ty::IntLit | Ty::DecimalLit) {
-            -r.clone()
-        } else {
-            wrap(-r.clone(), ty)
-        })),
+        (Neg, Value::Num(r)) => Some(Value::Num(-r.clone())),
         (BitNot, Value::Num(r)) if r.is_integer() => {
             let width = ty.width()?;
             let flipped = (pow2(width) - 1) ^ r.to_integer().mod_floor(&pow2(width));

@@ -207,6 +207,7 @@ fn signature_of<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<Si
         ChunkAst::Item(item) => item_sig(&mut cx, item),
         ChunkAst::Member(member) => members::member_sig(&mut cx, member),
     };
+    cx.flush_unfit(None);
     Arc::new(Signature {
         kind,
         diags: std::mem::take(&mut cx.diags),

@@ -33,6 +33,7 @@ pub fn check_body<'db>(db: &'db dyn salsa::Database, key: ChunkKey<'db>) -> Arc<
         ChunkAst::Item(item) => cx.check_item(item, &sig.kind),
         ChunkAst::Member(member) => cx.check_member(member, &sig.kind),
     }
+    cx.flush_unfit(None);
     cx.summary.counts = std::mem::take(&mut cx.path);
     Arc::new(BodyCheck {
         diags: cx.diags,

@@ -45,6 +45,7 @@ impl Checker<'_> {
             }
             _ => typed,
         };
+        self.note_const(e.span, &typed);
         self.record(e, &typed);
         typed
     }
@@ -250,6 +251,9 @@ impl Checker<'_> {
             Some(target) => self.expect_ty(e, target),
             None => self.expr(e, None),
         };
+        if self.flush_unfit(Some(e.span)) {
+            return Typed::of(typed.ty);
+        }
         if typed.value.is_none() && !typed.ty.is_error() {
             self.report(
                 Diagnostic::new(codes::E0210, e.span, "this must be a constant")
@@ -508,6 +512,9 @@ impl Checker<'_> {
                 );
                 return Typed::error();
             }
+        }
+        if !self.require_fit(base.span, &base_typed) {
+            return Typed::error();
         }
         Typed {
             ty: Ty::Bit(h - l + 1),

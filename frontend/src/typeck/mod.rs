@@ -14,6 +14,7 @@
 mod body;
 mod call;
 pub mod container;
+mod exact;
 mod expr;
 mod method;
 mod name;
@@ -170,6 +171,9 @@ pub struct Checker<'db> {
     pub(crate) slice_widths: IndexMap<Span, u32>,
     /// The type and constant value of every expression checked, by [`crate::ast::ExprId`].
     pub(crate) infos: ExprInfos,
+    /// Constants whose exact value does not fit their type, waiting for an enclosing constant
+    /// expression to absorb them ([`exact`]).
+    pub(crate) unfit: Vec<(Span, Value, Ty)>,
 }
 
 /// What the checker found for one expression: its type and, when constant, its value.
@@ -239,6 +243,7 @@ impl<'db> Checker<'db> {
             ended: false,
             slice_widths: IndexMap::new(),
             infos: ExprInfos::default(),
+            unfit: Vec::new(),
         }
     }
 

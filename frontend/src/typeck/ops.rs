@@ -39,6 +39,11 @@ impl Checker<'_> {
     ) -> Typed {
         // Nested prefix operators (`- - - x`) are applied in a loop rather than by recursion, so
         // that a long run cannot overflow the stack. Each level is typed as `expr` would type it.
+        if op == UnaryOp::Neg {
+            if let Some(typed) = self.negative_literal_cast(operand, span) {
+                return typed;
+            }
+        }
         let mut levels = vec![(op, operand, span, expected.cloned())];
         let mut hint = unary_hint(op, expected);
         let mut inner = operand;
@@ -59,6 +64,7 @@ impl Checker<'_> {
                 }
                 _ => {}
             }
+            self.note_const(span, &typed);
         }
         typed
     }
@@ -116,6 +122,9 @@ impl Checker<'_> {
             );
             return Typed::error();
         }
+        if op == UnaryOp::BitNot && !self.require_fit(operand.span, &typed) {
+            return Typed::error();
+        }
         let value = typed
             .value
             .as_ref()
@@ -148,6 +157,7 @@ impl Checker<'_> {
             // Inner links of the chain are typed here, not by `expr`: record them too (the
             // outermost one is recorded by the `expr` call that led here).
             if let Some(node) = node {
+                self.note_const(node.span, &typed);
                 self.record(node, &typed);
             }
         }
@@ -167,9 +177,17 @@ impl Checker<'_> {
         use BinaryOp::*;
         // Operands are typed without the outer hint: constants stay exact until they meet a typed
         // operand (so `1 / 256` is exact), and the result is converted by the caller.
-        let partner =
-            Some(&l.ty).filter(|t| t.is_numeric() && !matches!(op, Shl | Shr | Mul | Div));
+        let partner = Some(&l.ty)
+            .filter(|t| t.is_numeric() && !t.is_unit() && !matches!(op, Shl | Shr | Mul | Div));
         let mut r = self.expr(rhs, partner);
+        // An integer literal next to a unit value counts base units (§3.5, §4.11): `cwnd > 0`.
+        if !matches!(op, Shl | Shr | Mul | Div | Rem | Concat) {
+            if l.ty.is_unit() && r.ty == Ty::IntLit {
+                r = self.literal_units(r, &l.ty.clone(), rhs.span);
+            } else if r.ty.is_unit() && l.ty == Ty::IntLit {
+                l = self.literal_units(l, &r.ty.clone(), lhs.span);
+            }
+        }
         if l.ty == Ty::IntLit && r.ty.is_numeric() && !matches!(op, Shl | Shr | Mul | Div) {
             l = self.expr_retyped(lhs, l, &r.ty);
         }
@@ -179,9 +197,24 @@ impl Checker<'_> {
         match op {
             And | Or => self.logical(op, l, r, lhs, rhs),
             Eq | Ne | Lt | Le | Gt | Ge => self.comparison(op, l, r, span),
+            Shl | Shr | Concat
+                if !(self.require_fit(lhs.span, &l) && self.require_fit(rhs.span, &r)) =>
+            {
+                Typed::error()
+            }
             Shl | Shr => self.shift(op, l, r, (lhs, rhs), expected),
             Concat => self.concat(l, r, lhs, rhs),
             Add | Sub | Mul | Div | Rem | SatAdd | SatSub => {
+                // A saturating operator on two literals clamps at the type the value takes.
+                if let (SatAdd | SatSub, Ty::IntLit, Ty::IntLit, Some(t)) =
+                    (op, &l.ty, &r.ty, expected.filter(|t| t.is_numeric()))
+                {
+                    l = self.coerce(l, t, lhs.span);
+                    r = self.coerce(r, t, rhs.span);
+                    if l.ty.is_error() || r.ty.is_error() {
+                        return Typed::error();
+                    }
+                }
                 if let Some(result) = self.scaled(op, &l, &r, span) {
                     return result;
                 }
@@ -191,16 +224,40 @@ impl Checker<'_> {
                 if r.ty.is_error() {
                     return Typed::error();
                 }
+                if op == Rem && !(self.require_fit(lhs.span, &l) && self.require_fit(rhs.span, &r))
+                {
+                    return Typed::error();
+                }
                 self.arith(op, l, r, span)
             }
             BitAnd | BitOr | BitXor => {
                 if r.ty == Ty::IntLit && l.ty.is_integer() {
                     r = self.coerce(r, &l.ty.clone(), rhs.span);
                 }
-                if r.ty.is_error() {
+                if r.ty.is_error()
+                    || !self.require_fit(lhs.span, &l)
+                    || !self.require_fit(rhs.span, &r)
+                {
                     return Typed::error();
                 }
                 self.bitwise(op, l, r, span)
+            }
+        }
+    }
+
+    /// An integer literal operand next to a unit value, as a count of the unit's base units.
+    fn literal_units(&mut self, typed: Typed, unit: &Ty, span: Span) -> Typed {
+        let Some(value) = typed.value.clone() else {
+            return typed;
+        };
+        match consteval::fit(&value, unit) {
+            Ok(v) => Typed {
+                ty: unit.clone(),
+                value: Some(v),
+            },
+            Err(err) => {
+                self.report_fit(&value, unit, span, err);
+                Typed::error()
             }
         }
     }
@@ -385,7 +442,7 @@ impl Checker<'_> {
                 } else {
                     a / b
                 };
-                Some(Value::Num(consteval::wrap(exact, &result)))
+                Some(Value::Num(exact))
             }
             _ => None,
         };
@@ -424,21 +481,16 @@ impl Checker<'_> {
         let Some(ty) = self.unify(&l, &r, span, op) else {
             return Typed::error();
         };
-        if !(ty.is_integer() || ty == Ty::IntLit) {
-            let help = match (ty == Ty::Bool, op) {
-                (true, BinaryOp::BitAnd) => "for bools write `a && b`",
-                (true, BinaryOp::BitOr) => "for bools write `a || b`",
-                (true, _) => "for bools write `a != b`",
-                (false, _) => "bitwise operators work on bit<N> and int<N>",
-            };
+        // `&`, `|`, `^` also take two bools: logical and, or, xor without short circuit (§4.4).
+        if !(ty.is_integer() || ty == Ty::IntLit || ty == Ty::Bool) {
             self.report(
                 Diagnostic::new(
                     codes::E0206,
                     span,
                     format!("cannot apply `{}` to `{ty}`", op.symbol()),
                 )
-                .label("bitwise operators take bit<N> or int<N>")
-                .help(help),
+                .label("bitwise operators take bit<N>, int<N> or bool")
+                .help("bitwise operators work on bit<N> and int<N>, and on two bools"),
             );
             return Typed::error();
         }
@@ -580,18 +632,65 @@ impl Checker<'_> {
     pub(crate) fn cast(&mut self, value: &Expr, ty: &TypeExpr) -> Typed {
         let target = self.resolve_type(ty);
         let typed = self.expr(value, None);
+        self.cast_typed(typed, (value.span, value.span.to(ty.span)), target)
+    }
+
+    /// `-lit as T`: `-` followed by a literal is a negative literal (§4.2), so it is cast as a
+    /// whole although postfix `as` binds tighter than a prefix `-` on other operands (§4.1).
+    fn negative_literal_cast(&mut self, operand: &Expr, span: Span) -> Option<Typed> {
+        let ExprKind::Cast { value, ty } = &operand.kind else {
+            return None;
+        };
+        if !matches!(
+            value.kind,
+            ExprKind::Lit(Literal::Int(_) | Literal::Decimal(_))
+        ) {
+            return None;
+        }
+        let target = self.resolve_type(ty);
+        let mut typed = self.expr(value, None);
+        typed.value = match typed.value {
+            Some(Value::Num(r)) => Some(Value::Num(-r)),
+            other => other,
+        };
+        let lit_span = Span {
+            lo: span.lo,
+            hi: value.span.hi,
+        };
+        Some(self.cast_typed(typed, (lit_span, span), target))
+    }
+
+    /// `typed as target`; `span` is where the value is written, `whole` the whole cast.
+    fn cast_typed(&mut self, typed: Typed, (span, whole): (Span, Span), target: Ty) -> Typed {
         if typed.ty.is_error() || target.is_error() {
             return Typed::of(target);
         }
+        if let (Ty::IntLit, Ty::Int(n), Some(v)) = (
+            &typed.ty,
+            &target,
+            typed.value.as_ref().and_then(Value::as_int),
+        ) {
+            // A literal that fits `bit<N>` but not `int<N>` is read as those bits (§4.9:
+            // `0xFF as int<8>` is -1).
+            if v >= consteval::pow2(n - 1) && v < consteval::pow2(*n) {
+                return Typed {
+                    value: Some(Value::int(v - consteval::pow2(*n))),
+                    ty: target,
+                };
+            }
+        }
         if matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) {
-            return self.coerce(typed, &target, value.span);
+            return self.coerce(typed, &target, span);
+        }
+        if !self.require_fit(span, &typed) {
+            return Typed::of(target);
         }
         let problem = match &typed.ty {
             Ty::Enum(t) => self.enum_cast_problem(t, &target),
             from => cast_problem(from, &target),
         };
         if let Some((code, why)) = problem {
-            let mut diag = Diagnostic::new(code, value.span.to(ty.span), format!("cannot cast `{}` to `{target}`", typed.ty))
+            let mut diag = Diagnostic::new(code, whole, format!("cannot cast `{}` to `{target}`", typed.ty))
                 .label(why)
                 .note("casts convert between bit<N>, int<N>, bool (bit<1>), fixed, enums with a representation, and units (bit<64>)");
             if target == Ty::Bool && typed.ty.is_integer() {
@@ -600,10 +699,20 @@ impl Checker<'_> {
             self.report(diag);
             return Typed::of(target);
         }
-        let folded = typed
-            .value
-            .as_ref()
-            .and_then(|v| consteval::cast(v, &typed.ty, &target));
+        let folded = match (&typed.ty, &typed.value) {
+            // A variant of an enum with a representation converts to its value (§3.8).
+            (Ty::Enum(t), Some(Value::Variant(i))) if target != typed.ty => {
+                match self.enum_sig(t) {
+                    crate::resolve::signature::SigKind::Enum { variants, .. } => {
+                        variants.get(*i as usize).map(|(_, v)| v.clone())
+                    }
+                    _ => None,
+                }
+            }
+            (_, value) => value
+                .as_ref()
+                .and_then(|v| consteval::cast(v, &typed.ty, &target)),
+        };
         Typed {
             ty: target,
             value: folded,
