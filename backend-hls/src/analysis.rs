@@ -147,11 +147,13 @@ impl<'a> Tally<'a> {
     }
 
     fn block(&mut self, body: &Body, block: &Block) -> u64 {
-        block
-            .stmts
-            .iter()
-            .map(|s| self.stmt(body, s))
-            .fold(0, u64::saturating_add)
+        scenic_ir::stack::grow(|| {
+            block
+                .stmts
+                .iter()
+                .map(|s| self.stmt(body, s))
+                .fold(0, u64::saturating_add)
+        })
     }
 
     fn stmt(&mut self, body: &Body, stmt: &Stmt) -> u64 {
@@ -301,10 +303,12 @@ impl Halts {
     }
 
     fn block(&self, body: &Body, block: &Block) -> bool {
-        block.stmts.iter().any(|s| {
-            matches!(s, Stmt::Drop | Stmt::Extract(_))
-                || stmt_exprs(s).into_iter().any(|e| self.expr(body, e))
-                || stmt_blocks(s).into_iter().any(|b| self.block(body, b))
+        scenic_ir::stack::grow(|| {
+            block.stmts.iter().any(|s| {
+                matches!(s, Stmt::Drop | Stmt::Extract(_))
+                    || stmt_exprs(s).into_iter().any(|e| self.expr(body, e))
+                    || stmt_blocks(s).into_iter().any(|b| self.block(body, b))
+            })
         })
     }
 
@@ -472,31 +476,35 @@ fn lookahead_reach(module: &Module, body: &Body, e: ExprId) -> u32 {
 }
 
 fn block_lookahead(module: &Module, body: &Body, block: &Block) -> u32 {
-    block
-        .stmts
-        .iter()
-        .map(|s| {
-            let exprs = stmt_exprs(s)
-                .into_iter()
-                .map(|e| lookahead_reach(module, body, e))
-                .max()
-                .unwrap_or(0);
-            let nested = stmt_blocks(s)
-                .into_iter()
-                .map(|b| block_lookahead(module, body, b))
-                .max()
-                .unwrap_or(0);
-            exprs.max(nested)
-        })
-        .max()
-        .unwrap_or(0)
+    scenic_ir::stack::grow(|| {
+        block
+            .stmts
+            .iter()
+            .map(|s| {
+                let exprs = stmt_exprs(s)
+                    .into_iter()
+                    .map(|e| lookahead_reach(module, body, e))
+                    .max()
+                    .unwrap_or(0);
+                let nested = stmt_blocks(s)
+                    .into_iter()
+                    .map(|b| block_lookahead(module, body, b))
+                    .max()
+                    .unwrap_or(0);
+                exprs.max(nested)
+            })
+            .max()
+            .unwrap_or(0)
+    })
 }
 
 /// The cursor effect of one state's block.
 fn shape(module: &Module, scu: &Scu, body: &Body, block: &Block) -> StateShape {
-    let mut s = StateShape::default();
-    walk_shape(module, scu, body, block, false, &mut s);
-    s
+    scenic_ir::stack::grow(|| {
+        let mut s = StateShape::default();
+        walk_shape(module, scu, body, block, false, &mut s);
+        s
+    })
 }
 
 fn walk_shape(

@@ -39,7 +39,46 @@ pub struct Block {
     pub spans: Vec<Span>,
 }
 
+/// Dropping a block drops the `else` blocks of its `if`s one after another, not one inside the
+/// other: an `else if` chain of N arms nests N blocks, and the derived drop would recurse N deep
+/// (a 10,000-arm chain overflowed a 2 MiB stack).
+impl Drop for Block {
+    fn drop(&mut self) {
+        let mut pending: Vec<Block> = Vec::new();
+        take_else_blocks(&mut self.stmts, &mut pending);
+        // Each popped block has had its own `else` blocks taken before it drops, so its own drop
+        // finds none and does not recurse.
+        while let Some(mut block) = pending.pop() {
+            take_else_blocks(&mut block.stmts, &mut pending);
+        }
+    }
+}
+
+fn take_else_blocks(stmts: &mut [Stmt], pending: &mut Vec<Block>) {
+    for stmt in stmts {
+        if let Stmt::If(_, _, otherwise) = stmt {
+            if !otherwise.stmts.is_empty() {
+                pending.push(std::mem::take(otherwise));
+            }
+        }
+    }
+}
+
 impl Block {
+    /// Moves `other`'s statements, with their spans, to the end of this block.
+    pub fn append(&mut self, mut other: Block) {
+        self.stmts.append(&mut other.stmts);
+        self.spans.append(&mut other.spans);
+    }
+
+    /// The statements and their spans, taken out of the block.
+    pub fn into_parts(mut self) -> (Vec<Stmt>, Vec<Span>) {
+        (
+            std::mem::take(&mut self.stmts),
+            std::mem::take(&mut self.spans),
+        )
+    }
+
     /// Appends a statement.
     pub fn push(&mut self, stmt: Stmt, span: Span) {
         self.stmts.push(stmt);

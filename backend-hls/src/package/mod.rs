@@ -208,7 +208,7 @@ impl Package {
             readme(&manifest, &kernels, &generated.ccs),
         );
         let model =
-            serde_json::to_string(module).map_err(|e| PackageError::Model(e.to_string()))?;
+            scenic_ir::model::to_json(module).map_err(|e| PackageError::Model(e.to_string()))?;
         put("model/module.json".into(), model + "\n");
         let mut texts: Vec<KernelText> = kernels.iter().map(|(k, _)| k.clone()).collect();
         texts.extend(generated.ccs.iter().cloned());

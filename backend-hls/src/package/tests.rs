@@ -133,7 +133,7 @@ fn manifest_names_kernels_ports_and_windows() {
     assert!(stride.is_power_of_two());
     assert_eq!(m.scus[1].csr_base, 0x20000 + stride);
     assert_eq!(m.scus[1].csrs[0].byte_address, 0x20000 + stride);
-    let model: Module = serde_json::from_str(text(&p, "model/module.json"))
+    let model: Module = scenic_ir::model::from_json(text(&p, "model/module.json"))
         .unwrap_or_else(|e| panic!("model: {e}"));
     assert_eq!(model, module().0);
 }

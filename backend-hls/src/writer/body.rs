@@ -135,28 +135,30 @@ impl<'w, 'a> BodyWriter<'w, 'a> {
 }
 
 fn locals_in_block(body: &Body, block: &Block, used: &mut BTreeSet<LocalId>) {
-    for s in &block.stmts {
-        match s {
-            Stmt::Let(l, _) => {
-                used.insert(*l);
+    scenic_ir::stack::grow(|| {
+        for s in &block.stmts {
+            match s {
+                Stmt::Let(l, _) => {
+                    used.insert(*l);
+                }
+                Stmt::For { var, .. } => {
+                    used.insert(*var);
+                }
+                Stmt::Assign(p, _) => place_locals(p, used),
+                _ => {}
             }
-            Stmt::For { var, .. } => {
-                used.insert(*var);
+            let mut exprs = stmt_exprs(s);
+            if let Stmt::Assign(p, _) = s {
+                place_exprs(p, &mut exprs);
             }
-            Stmt::Assign(p, _) => place_locals(p, used),
-            _ => {}
+            for e in exprs {
+                locals_in_expr(body, e, used);
+            }
+            for b in stmt_blocks(s) {
+                locals_in_block(body, b, used);
+            }
         }
-        let mut exprs = stmt_exprs(s);
-        if let Stmt::Assign(p, _) = s {
-            place_exprs(p, &mut exprs);
-        }
-        for e in exprs {
-            locals_in_expr(body, e, used);
-        }
-        for b in stmt_blocks(s) {
-            locals_in_block(body, b, used);
-        }
-    }
+    })
 }
 
 fn place_locals(p: &Place, used: &mut BTreeSet<LocalId>) {

@@ -18,12 +18,14 @@ use scenic_ir::Span;
 impl BodyWriter<'_, '_> {
     /// Writes a block's statements.
     pub fn block(&mut self, block: &Block) -> Result<(), Error> {
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            let span = block.spans.get(i).copied().unwrap_or_default();
-            self.source_comment(span);
-            self.stmt(stmt, span)?;
-        }
-        Ok(())
+        scenic_ir::stack::grow(|| {
+            for (i, stmt) in block.stmts.iter().enumerate() {
+                let span = block.spans.get(i).copied().unwrap_or_default();
+                self.source_comment(span);
+                self.stmt(stmt, span)?;
+            }
+            Ok(())
+        })
     }
 
     fn nested(&mut self, head: &str, block: &Block) -> Result<(), Error> {

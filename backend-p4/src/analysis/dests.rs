@@ -68,18 +68,20 @@ fn join(a: Option<State>, b: Option<State>) -> Option<State> {
 
 impl Walk<'_> {
     fn block(&mut self, body: &Body, block: &Block, state: State) -> Out {
-        let mut current = Some(state);
-        let mut returned = None;
-        for (stmt, span) in block.stmts.iter().zip(&block.spans) {
-            let Some(s) = current else { break };
-            let out = self.stmt(body, stmt, *span, s);
-            current = out.through;
-            returned = join(returned, out.returned);
-        }
-        Out {
-            through: current,
-            returned,
-        }
+        scenic_ir::stack::grow(|| {
+            let mut current = Some(state);
+            let mut returned = None;
+            for (stmt, span) in block.stmts.iter().zip(&block.spans) {
+                let Some(s) = current else { break };
+                let out = self.stmt(body, stmt, *span, s);
+                current = out.through;
+                returned = join(returned, out.returned);
+            }
+            Out {
+                through: current,
+                returned,
+            }
+        })
     }
 
     fn stmt(&mut self, body: &Body, stmt: &Stmt, span: Span, state: State) -> Out {

@@ -84,12 +84,14 @@ pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
 
 /// Calls `f` on every statement of `block`, nested ones included, outer first.
 pub fn visit_stmts(block: &Block, f: &mut dyn FnMut(&Stmt, scenic_ir::Span)) {
-    for (stmt, span) in block.stmts.iter().zip(&block.spans) {
-        f(stmt, *span);
-        for child in child_blocks(stmt) {
-            visit_stmts(child, f);
+    scenic_ir::stack::grow(|| {
+        for (stmt, span) in block.stmts.iter().zip(&block.spans) {
+            f(stmt, *span);
+            for child in child_blocks(stmt) {
+                visit_stmts(child, f);
+            }
         }
-    }
+    })
 }
 
 /// Calls `f` on every expression of every statement of `body`, with the statement's span.

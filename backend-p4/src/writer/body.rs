@@ -91,14 +91,16 @@ pub type Item<'b> = (&'b Stmt, Span);
 
 /// The statements of a block, nested plain blocks spliced in.
 pub fn items(block: &scenic_ir::Block) -> Vec<Item<'_>> {
-    let mut out = Vec::new();
-    for (stmt, span) in block.stmts.iter().zip(&block.spans) {
-        match stmt {
-            Stmt::Block(inner) => out.extend(items(inner)),
-            _ => out.push((stmt, *span)),
+    scenic_ir::stack::grow(|| {
+        let mut out = Vec::new();
+        for (stmt, span) in block.stmts.iter().zip(&block.spans) {
+            match stmt {
+                Stmt::Block(inner) => out.extend(items(inner)),
+                _ => out.push((stmt, *span)),
+            }
         }
-    }
-    out
+        out
+    })
 }
 
 /// How a statement may end the code it is in (actions that drop end the control).

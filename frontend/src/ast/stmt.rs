@@ -12,6 +12,29 @@ pub struct Block {
     pub span: Span,
 }
 
+/// Dropping a block drops the `else` blocks of its `if`s one after another, not one inside the
+/// other: an `else if` chain of N arms nests N blocks (bracket depth stays 1), and the derived drop
+/// would recurse N deep and overflow the stack on a long valid chain.
+impl Drop for Block {
+    fn drop(&mut self) {
+        let mut pending: Vec<Block> = Vec::new();
+        take_else_blocks(&mut self.stmts, &mut pending);
+        // Each popped block has had its own `else` blocks taken before it drops, so its own drop
+        // finds none and does not recurse.
+        while let Some(mut block) = pending.pop() {
+            take_else_blocks(&mut block.stmts, &mut pending);
+        }
+    }
+}
+
+fn take_else_blocks(stmts: &mut [Stmt], pending: &mut Vec<Block>) {
+    for stmt in stmts {
+        if let StmtKind::If { else_block, .. } = &mut stmt.kind {
+            pending.extend(else_block.take());
+        }
+    }
+}
+
 /// A statement.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stmt {

@@ -124,25 +124,48 @@ impl<'t> Builder<'t> {
         }
     }
 
+    /// `if c { } else if d { } ... else { }`: the grammar gives the arms as a flat list; the AST
+    /// nests them (each `else if` is an `if` in the `else` block), built from the last arm back so
+    /// the builder never recurses once per arm.
     fn if_stmt(&mut self, pair: Pair<'t, Rule>) -> StmtKind {
+        let end = span_of(&pair).hi;
         let mut children = self.children(pair);
         let (Some(cond), Some(then_block)) = (children.next(), children.next()) else {
             return StmtKind::Error;
         };
         let cond = self.expr(cond);
         let then_block = self.block(then_block);
-        let else_block = children.next().map(|other| {
-            if other.as_rule() == Rule::if_stmt {
-                let span = span_of(&other);
-                let stmt = self.stmt(other);
-                Block {
-                    stmts: vec![stmt],
-                    span,
+        let mut arms = Vec::new();
+        let mut else_block = None;
+        for other in children {
+            if other.as_rule() == Rule::else_if {
+                let start = other.as_span().start();
+                let mut parts = self.children(other);
+                if let (Some(c), Some(b)) = (parts.next(), parts.next()) {
+                    arms.push((self.expr(c), self.block(b), start));
                 }
             } else {
-                self.block(other)
+                else_block = Some(self.block(other));
             }
-        });
+        }
+        for (cond, then_block, start) in arms.into_iter().rev() {
+            let span = crate::span::Span {
+                lo: u32::try_from(start).unwrap_or(end),
+                hi: end,
+            };
+            let stmt = Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then_block,
+                    else_block,
+                },
+                span,
+            };
+            else_block = Some(Block {
+                stmts: vec![stmt],
+                span,
+            });
+        }
         StmtKind::If {
             cond,
             then_block,

@@ -23,13 +23,16 @@ impl Lowerer<'_> {
         block: &ast::Block,
         cx: &ScuCx,
     ) -> Block {
-        bcx.push_scope();
-        let mut out = Block::default();
-        for stmt in &block.stmts {
-            self.lower_stmt(bcx, stmt, &mut out, cx);
-        }
-        bcx.pop_scope();
-        out
+        // A block nests in a statement of its enclosing block: one level per `else if` arm.
+        crate::stack::grow(|| {
+            bcx.push_scope();
+            let mut out = Block::default();
+            for stmt in &block.stmts {
+                self.lower_stmt(bcx, stmt, &mut out, cx);
+            }
+            bcx.pop_scope();
+            out
+        })
     }
 
     pub(crate) fn lower_stmt(

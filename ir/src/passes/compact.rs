@@ -64,14 +64,16 @@ pub(crate) fn compact_code(mut code: CodeMut<'_>) -> bool {
 
 /// The expressions statements use directly, and the locals they declare or assign.
 fn collect(b: &Block, roots: &mut Vec<ExprId>, locals: &mut Vec<LocalId>) {
-    visit_stmts(b, &mut |s| {
-        roots.extend(stmt_roots(s));
-        match s {
-            Stmt::Let(l, _) | Stmt::For { var: l, .. } => locals.push(*l),
-            Stmt::Assign(p, _) => locals.extend(place_local(p)),
-            _ => {}
-        }
-    });
+    crate::stack::grow(|| {
+        visit_stmts(b, &mut |s| {
+            roots.extend(stmt_roots(s));
+            match s {
+                Stmt::Let(l, _) | Stmt::For { var: l, .. } => locals.push(*l),
+                Stmt::Assign(p, _) => locals.extend(place_local(p)),
+                _ => {}
+            }
+        });
+    })
 }
 
 /// Marks every expression reachable from `roots` (and the tables' applications `ActionData`
@@ -144,13 +146,15 @@ fn rebuild(
 
 /// Renumbers the expressions and locals a block's statements refer to.
 fn remap_block(b: &mut Block, emap: &ExprMap, lmap: &LocalMap) {
-    visit_stmts_mut(b, &mut |s| {
-        map_stmt_roots(s, &mut |e| emap[e].unwrap_or(e));
-        let local = |l: LocalId| lmap[l].unwrap_or(l);
-        match s {
-            Stmt::Let(l, _) | Stmt::For { var: l, .. } => *l = local(*l),
-            Stmt::Assign(p, _) => map_place_local(p, &mut |l| local(l)),
-            _ => {}
-        }
-    });
+    crate::stack::grow(|| {
+        visit_stmts_mut(b, &mut |s| {
+            map_stmt_roots(s, &mut |e| emap[e].unwrap_or(e));
+            let local = |l: LocalId| lmap[l].unwrap_or(l);
+            match s {
+                Stmt::Let(l, _) | Stmt::For { var: l, .. } => *l = local(*l),
+                Stmt::Assign(p, _) => map_place_local(p, &mut |l| local(l)),
+                _ => {}
+            }
+        });
+    })
 }

@@ -343,41 +343,42 @@ fn matches(p: &Pattern, v: &ConstVal) -> bool {
 
 /// Folds `if` and `match` on constants in a block and the blocks nested in it.
 fn fold_block(body: &Body, block: &mut Block, widths: &Widths) -> bool {
-    let mut changed = false;
-    let old = std::mem::take(block);
-    for (mut s, span) in super::walk::pairs(old) {
-        for child in super::walk::child_blocks_mut(&mut s) {
-            changed |= fold_block(body, child, widths);
-        }
-        let taken = match s {
-            Stmt::If(c, t, e) => match const_of(body, c, widths) {
-                Some(v) if v.is_zero() => e,
-                Some(_) => t,
-                None => {
-                    block.push(Stmt::If(c, t, e), span);
-                    continue;
-                }
-            },
-            Stmt::Switch { on, cases, default } => match const_val(body, on, widths) {
-                Some(v) => cases
-                    .into_iter()
-                    .find(|c| c.patterns.iter().any(|p| matches(p, &v)))
-                    .map_or(default, |c| c.body),
-                None => {
-                    block.push(Stmt::Switch { on, cases, default }, span);
-                    continue;
-                }
-            },
-            other => {
-                block.push(other, span);
-                continue;
+    crate::stack::grow(|| {
+        let mut changed = false;
+        let old = std::mem::take(block);
+        for (mut s, span) in super::walk::pairs(old) {
+            for child in super::walk::child_blocks_mut(&mut s) {
+                changed |= fold_block(body, child, widths);
             }
-        };
-        changed = true;
-        block.stmts.extend(taken.stmts);
-        block.spans.extend(taken.spans);
-    }
-    changed
+            let taken = match s {
+                Stmt::If(c, t, e) => match const_of(body, c, widths) {
+                    Some(v) if v.is_zero() => e,
+                    Some(_) => t,
+                    None => {
+                        block.push(Stmt::If(c, t, e), span);
+                        continue;
+                    }
+                },
+                Stmt::Switch { on, cases, default } => match const_val(body, on, widths) {
+                    Some(v) => cases
+                        .into_iter()
+                        .find(|c| c.patterns.iter().any(|p| matches(p, &v)))
+                        .map_or(default, |c| c.body),
+                    None => {
+                        block.push(Stmt::Switch { on, cases, default }, span);
+                        continue;
+                    }
+                },
+                other => {
+                    block.push(other, span);
+                    continue;
+                }
+            };
+            changed = true;
+            block.append(taken);
+        }
+        changed
+    })
 }
 
 /// Turns selects on constants into direct transitions.

@@ -73,12 +73,14 @@ impl Copier {
 
     /// Copies a block.
     pub(crate) fn block(&mut self, src: &Body, dst: &mut Body, b: &Block) -> Block {
-        let mut out = Block::default();
-        for (i, s) in b.stmts.iter().enumerate() {
-            let span = b.spans.get(i).copied().unwrap_or_default();
-            out.push(self.stmt(src, dst, s), span);
-        }
-        out
+        crate::stack::grow(|| {
+            let mut out = Block::default();
+            for (i, s) in b.stmts.iter().enumerate() {
+                let span = b.spans.get(i).copied().unwrap_or_default();
+                out.push(self.stmt(src, dst, s), span);
+            }
+            out
+        })
     }
 
     /// Copies a statement and the blocks nested in it.

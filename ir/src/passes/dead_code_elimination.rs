@@ -131,40 +131,43 @@ fn self_assignment(place: &Place, value: Option<&Expr>) -> bool {
 
 /// Removes unreachable and empty statements from a block and the blocks nested in it.
 fn clean_block(body: &mut Body, block: &mut Block, pure: &SecondaryMap<ExprId, bool>) -> bool {
-    let mut changed = false;
-    let old = std::mem::take(block);
-    let total = old.stmts.len();
-    for (mut s, span) in super::walk::pairs(old) {
-        for child in child_blocks_mut(&mut s) {
-            changed |= clean_block(body, child, pure);
-        }
-        if is_empty(body, &s, pure) {
-            changed = true;
-            continue;
-        }
-        let s = match s {
-            Stmt::If(c, t, e) if t.stmts.is_empty() => {
+    crate::stack::grow(|| {
+        let mut changed = false;
+        let old = std::mem::take(block);
+        let total = old.stmts.len();
+        for (mut s, span) in super::walk::pairs(old) {
+            for child in child_blocks_mut(&mut s) {
+                changed |= clean_block(body, child, pure);
+            }
+            if is_empty(body, &s, pure) {
                 changed = true;
-                if e.stmts.is_empty() {
-                    Stmt::Eval(c)
-                } else {
-                    Stmt::If(negate(body, c), e, Block::default())
+                continue;
+            }
+            let s = match s {
+                Stmt::If(c, t, e) if t.stmts.is_empty() => {
+                    changed = true;
+                    if e.stmts.is_empty() {
+                        Stmt::Eval(c)
+                    } else {
+                        Stmt::If(negate(body, c), e, Block::default())
+                    }
                 }
+                Stmt::Switch { on, cases, default }
+                    if default.stmts.is_empty()
+                        && cases.iter().all(|c| c.body.stmts.is_empty()) =>
+                {
+                    changed = true;
+                    Stmt::Eval(on)
+                }
+                s => s,
+            };
+            block.push(s, span);
+            if block.stmts.last().is_some_and(terminates) {
+                break;
             }
-            Stmt::Switch { on, cases, default }
-                if default.stmts.is_empty() && cases.iter().all(|c| c.body.stmts.is_empty()) =>
-            {
-                changed = true;
-                Stmt::Eval(on)
-            }
-            s => s,
-        };
-        block.push(s, span);
-        if block.stmts.last().is_some_and(terminates) {
-            break;
         }
-    }
-    changed | (block.stmts.len() < total && block.stmts.last().is_some_and(terminates))
+        changed | (block.stmts.len() < total && block.stmts.last().is_some_and(terminates))
+    })
 }
 
 /// `!c`: the operand of `c` when `c` is itself a negation, else a new `not`.

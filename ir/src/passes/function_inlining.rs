@@ -131,20 +131,22 @@ fn inline_code(mut code: CodeMut<'_>, callees: &Callees) -> bool {
 
 /// Inlines the calls of a block and of the blocks nested in it.
 fn inline_block(h: &mut Hoister<'_>, block: &mut Block) -> bool {
-    let mut changed = false;
-    let old = std::mem::take(block);
-    for (mut s, span) in super::walk::pairs(old) {
-        for child in child_blocks_mut(&mut s) {
-            changed |= inline_block(h, child);
+    crate::stack::grow(|| {
+        let mut changed = false;
+        let old = std::mem::take(block);
+        for (mut s, span) in super::walk::pairs(old) {
+            for child in child_blocks_mut(&mut s) {
+                changed |= inline_block(h, child);
+            }
+            let kept = h.stmt(s, span);
+            changed |= !h.pre.is_empty() || kept.is_none();
+            for (pre, pre_span) in std::mem::take(&mut h.pre) {
+                block.push(pre, pre_span);
+            }
+            if let Some(s) = kept {
+                block.push(s, span);
+            }
         }
-        let kept = h.stmt(s, span);
-        changed |= !h.pre.is_empty() || kept.is_none();
-        for (pre, pre_span) in std::mem::take(&mut h.pre) {
-            block.push(pre, pre_span);
-        }
-        if let Some(s) = kept {
-            block.push(s, span);
-        }
-    }
-    changed
+        changed
+    })
 }

@@ -63,46 +63,49 @@ impl Pass for LoopUnrolling {
 
 /// The number of statements in a block, nested ones included.
 fn size(b: &Block) -> i128 {
-    let mut n = 0;
-    visit_stmts(b, &mut |_| n += 1);
-    n
+    crate::stack::grow(|| {
+        let mut n = 0;
+        visit_stmts(b, &mut |_| n += 1);
+        n
+    })
 }
 
 /// Unrolls the loops of a block and of the blocks nested in it.
 fn unroll_block(body: &mut Body, block: &mut Block, widths: &Widths) -> bool {
-    let mut changed = false;
-    let old = std::mem::take(block);
-    for (mut s, span) in super::walk::pairs(old) {
-        for child in child_blocks_mut(&mut s) {
-            changed |= unroll_block(body, child, widths);
-        }
-        match s {
-            Stmt::For {
-                var,
-                first,
-                last,
-                body: loop_body,
-            } => {
-                let count = (i128::from(last) - i128::from(first) + 1).max(0);
-                if count > MAX_ITERATIONS || count * size(&loop_body) > MAX_COPIED_STATEMENTS {
-                    let s = Stmt::For {
-                        var,
-                        first,
-                        last,
-                        body: loop_body,
-                    };
-                    block.push(s, span);
-                    continue;
-                }
-                let copies = unroll(body, var, first, last, &loop_body, widths);
-                block.stmts.extend(copies.stmts);
-                block.spans.extend(copies.spans);
-                changed = true;
+    crate::stack::grow(|| {
+        let mut changed = false;
+        let old = std::mem::take(block);
+        for (mut s, span) in super::walk::pairs(old) {
+            for child in child_blocks_mut(&mut s) {
+                changed |= unroll_block(body, child, widths);
             }
-            other => block.push(other, span),
+            match s {
+                Stmt::For {
+                    var,
+                    first,
+                    last,
+                    body: loop_body,
+                } => {
+                    let count = (i128::from(last) - i128::from(first) + 1).max(0);
+                    if count > MAX_ITERATIONS || count * size(&loop_body) > MAX_COPIED_STATEMENTS {
+                        let s = Stmt::For {
+                            var,
+                            first,
+                            last,
+                            body: loop_body,
+                        };
+                        block.push(s, span);
+                        continue;
+                    }
+                    let copies = unroll(body, var, first, last, &loop_body, widths);
+                    block.append(copies);
+                    changed = true;
+                }
+                other => block.push(other, span),
+            }
         }
-    }
-    changed
+        changed
+    })
 }
 
 /// The copies of `loop_body` for `var` = `first..=last`, one after the other.
@@ -131,8 +134,7 @@ fn unroll(
         }
         let consts = HashMap::from([(var, Const::from_bigint(&BigInt::from(i), width))]);
         let copy = Copier::new(locals, consts).block(&src, body, loop_body);
-        out.stmts.extend(copy.stmts);
-        out.spans.extend(copy.spans);
+        out.append(copy);
     }
     out
 }

@@ -54,8 +54,7 @@ fn merge_states(parser: &mut Parser) -> bool {
             Transition::Direct(Target::Accept),
         );
         let state = &mut parser.states[a];
-        state.block.stmts.extend(taken.stmts);
-        state.block.spans.extend(taken.spans);
+        state.block.append(taken);
         state.transition = transition;
         merged[b] = true;
         changed = true;

@@ -215,8 +215,9 @@ pub(crate) fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
 /// The statements of a block with their spans (a missing span reads as unknown, so a malformed
 /// block loses no statement).
 pub(crate) fn pairs(b: Block) -> Vec<(Stmt, Span)> {
-    let mut spans = b.spans.into_iter();
-    b.stmts
+    let (stmts, spans) = b.into_parts();
+    let mut spans = spans.into_iter();
+    stmts
         .into_iter()
         .map(|s| (s, spans.next().unwrap_or_default()))
         .collect()
@@ -224,29 +225,35 @@ pub(crate) fn pairs(b: Block) -> Vec<(Stmt, Span)> {
 
 /// Calls `f` on every statement of `b` and of the blocks nested in it, parents first.
 pub(crate) fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
-    for s in &b.stmts {
-        f(s);
-        for child in child_blocks(s) {
-            visit_stmts(child, f);
+    crate::stack::grow(|| {
+        for s in &b.stmts {
+            f(s);
+            for child in child_blocks(s) {
+                visit_stmts(child, f);
+            }
         }
-    }
+    })
 }
 
 /// Calls `f` on every statement of `b` and of the blocks nested in it, parents first.
 pub(crate) fn visit_stmts_mut(b: &mut Block, f: &mut dyn FnMut(&mut Stmt)) {
-    for s in &mut b.stmts {
-        f(s);
-        for child in child_blocks_mut(s) {
-            visit_stmts_mut(child, f);
+    crate::stack::grow(|| {
+        for s in &mut b.stmts {
+            f(s);
+            for child in child_blocks_mut(s) {
+                visit_stmts_mut(child, f);
+            }
         }
-    }
+    })
 }
 
 /// Whether a block contains a statement for which `pred` holds (at any depth).
 pub(crate) fn any_stmt(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> bool {
-    let mut found = false;
-    visit_stmts(b, &mut |s| found |= pred(s));
-    found
+    crate::stack::grow(|| {
+        let mut found = false;
+        visit_stmts(b, &mut |s| found |= pred(s));
+        found
+    })
 }
 
 /// One piece of code of a module, with the parts of it that live outside its body's block.

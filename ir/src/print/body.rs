@@ -59,10 +59,12 @@ impl Cx<'_> {
 
     /// Writes the statements of a block, one per line at `level`.
     pub(super) fn block(&self, w: &mut impl Write, block: &Block, level: Level) -> fmt::Result {
-        for stmt in &block.stmts {
-            self.stmt(w, stmt, level)?;
-        }
-        Ok(())
+        crate::stack::grow(|| {
+            for stmt in &block.stmts {
+                self.stmt(w, stmt, level)?;
+            }
+            Ok(())
+        })
     }
 
     /// Writes ` {`, the block at `level.next()` and `level}` (without a newline).

@@ -54,48 +54,52 @@ pub(super) fn parser_bodies(
 
 /// Header bits a block extracts (every arm counted: an upper bound).
 fn extracted_bits(module: &Module, scu: &Scu, block: &Block) -> u64 {
-    let mut total = 0u64;
-    for stmt in &block.stmts {
-        let bits = match stmt {
-            Stmt::Extract(inst) => scu
-                .instances
-                .get(*inst)
-                .and_then(|i| module.headers.get(i.header))
-                .map_or(0, |h| u64::from(h.bits)),
-            Stmt::If(_, a, b) => {
-                extracted_bits(module, scu, a).saturating_add(extracted_bits(module, scu, b))
-            }
-            Stmt::Switch { cases, default, .. } => cases
-                .iter()
-                .map(|c| &c.body)
-                .chain(std::iter::once(default))
-                .map(|b| extracted_bits(module, scu, b))
-                .fold(0u64, u64::saturating_add),
-            Stmt::Block(b) | Stmt::For { body: b, .. } => extracted_bits(module, scu, b),
-            _ => 0,
-        };
-        total = total.saturating_add(bits);
-    }
-    total
+    crate::stack::grow(|| {
+        let mut total = 0u64;
+        for stmt in &block.stmts {
+            let bits = match stmt {
+                Stmt::Extract(inst) => scu
+                    .instances
+                    .get(*inst)
+                    .and_then(|i| module.headers.get(i.header))
+                    .map_or(0, |h| u64::from(h.bits)),
+                Stmt::If(_, a, b) => {
+                    extracted_bits(module, scu, a).saturating_add(extracted_bits(module, scu, b))
+                }
+                Stmt::Switch { cases, default, .. } => cases
+                    .iter()
+                    .map(|c| &c.body)
+                    .chain(std::iter::once(default))
+                    .map(|b| extracted_bits(module, scu, b))
+                    .fold(0u64, u64::saturating_add),
+                Stmt::Block(b) | Stmt::For { body: b, .. } => extracted_bits(module, scu, b),
+                _ => 0,
+            };
+            total = total.saturating_add(bits);
+        }
+        total
+    })
 }
 
 /// The largest header stack a block extracts into (1 without stacks).
 fn stack_bound(scu: &Scu, block: &Block) -> u64 {
-    let mut bound = 1u64;
-    for stmt in &block.stmts {
-        let b = match stmt {
-            Stmt::Extract(inst) => scu
-                .instances
-                .get(*inst)
-                .and_then(|i| i.stack)
-                .map_or(1, u64::from),
-            Stmt::If(_, a, b) => stack_bound(scu, a).max(stack_bound(scu, b)),
-            Stmt::Block(b) | Stmt::For { body: b, .. } => stack_bound(scu, b),
-            _ => 1,
-        };
-        bound = bound.max(b);
-    }
-    bound
+    crate::stack::grow(|| {
+        let mut bound = 1u64;
+        for stmt in &block.stmts {
+            let b = match stmt {
+                Stmt::Extract(inst) => scu
+                    .instances
+                    .get(*inst)
+                    .and_then(|i| i.stack)
+                    .map_or(1, u64::from),
+                Stmt::If(_, a, b) => stack_bound(scu, a).max(stack_bound(scu, b)),
+                Stmt::Block(b) | Stmt::For { body: b, .. } => stack_bound(scu, b),
+                _ => 1,
+            };
+            bound = bound.max(b);
+        }
+        bound
+    })
 }
 
 fn targets(t: &Transition) -> Vec<Target> {

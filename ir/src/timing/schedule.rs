@@ -175,12 +175,14 @@ impl<'a> Sched<'a> {
 
     /// Schedules a block, and tells whether it returns or drops.
     pub fn block(&mut self, block: &'a Block) -> Exit {
-        let mut exit = Exit::default();
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            let span = block.spans.get(i).copied().unwrap_or_default();
-            exit = exit.then(self.stmt(stmt, span));
-        }
-        exit
+        crate::stack::grow(|| {
+            let mut exit = Exit::default();
+            for (i, stmt) in block.stmts.iter().enumerate() {
+                let span = block.spans.get(i).copied().unwrap_or_default();
+                exit = exit.then(self.stmt(stmt, span));
+            }
+            exit
+        })
     }
 
     /// Ends the analysis: writes the per-flow state back and collects what was found.

@@ -45,10 +45,12 @@ pub(super) fn operands(e: &Expr) -> Vec<ExprId> {
 impl Checker<'_> {
     /// Checks a block in its own scope.
     pub(super) fn block(&mut self, b: &Block) -> R {
-        self.push_scope();
-        self.stmts(b)?;
-        self.pop_scope();
-        Ok(())
+        crate::stack::grow(|| {
+            self.push_scope();
+            self.stmts(b)?;
+            self.pop_scope();
+            Ok(())
+        })
     }
 
     /// Checks a block's statements in the current scope.

@@ -6,7 +6,7 @@
 //! against the scrutinee's parts without building a tuple value.
 
 use super::narrow::Narrow;
-use super::{Block, Compiler, Flow, Step, R};
+use super::{Block, Compiler, Flow, Scalar, Step, R};
 use crate::body::{Block as IrBlock, Expr, Pattern, Stmt};
 use crate::entities::*;
 use crate::interp::bits::Bits;
@@ -42,9 +42,9 @@ pub(crate) fn set_scalar(slot: &mut Value, v: Bits) {
 }
 
 impl Compiler<'_> {
-    /// Compiles a block.
+    /// Compiles a block (on a grown stack: blocks nest as deep as the program's statements do).
     pub fn block(&mut self, block: &IrBlock) -> Block {
-        Block(block.stmts.iter().map(|s| self.stmt(s)).collect())
+        crate::stack::grow(|| Block(block.stmts.iter().map(|s| self.stmt(s)).collect()))
     }
 
     fn stmt(&mut self, stmt: &Stmt) -> Step {
@@ -122,6 +122,9 @@ impl Compiler<'_> {
 
     /// `if cond { then } else { otherwise }`.
     fn if_(&mut self, cond: ExprId, then: &IrBlock, otherwise: &IrBlock) -> Step {
+        if else_if(otherwise).is_some() {
+            return self.if_chain(cond, then, otherwise);
+        }
         if self.is_narrow(cond) {
             let (cond, then, otherwise) =
                 (self.narrow(cond), self.block(then), self.block(otherwise));
@@ -136,6 +139,36 @@ impl Compiler<'_> {
             Ok(_) => otherwise.run(cx),
             Err(_) => Flow::Stop,
         })
+    }
+
+    /// `if c1 { } else if c2 { } ... else { }`: one step that tries the conditions in a loop, so
+    /// that running (and compiling) a chain of N arms does not nest N calls.
+    fn if_chain(&mut self, cond: ExprId, then: &IrBlock, otherwise: &IrBlock) -> Step {
+        let mut arms = vec![(self.condition(cond), self.block(then))];
+        let mut rest = otherwise;
+        while let Some((c, t, o)) = else_if(rest) {
+            arms.push((self.condition(c), self.block(t)));
+            rest = o;
+        }
+        let last = self.block(rest);
+        Box::new(move |cx| {
+            for (cond, then) in &arms {
+                match cond.holds(cx) {
+                    Some(true) => return then.run(cx),
+                    Some(false) => {}
+                    None => return Flow::Stop,
+                }
+            }
+            last.run(cx)
+        })
+    }
+
+    fn condition(&mut self, cond: ExprId) -> Condition {
+        if self.is_narrow(cond) {
+            Condition::Narrow(self.narrow(cond))
+        } else {
+            Condition::Scalar(self.scalar(cond))
+        }
     }
 
     /// An expression evaluated for its effects.
@@ -284,5 +317,29 @@ impl Compiler<'_> {
             });
             Ok(found)
         })
+    }
+}
+
+/// The `if` that is the whole `else` block of another: an `else if` arm.
+fn else_if(block: &IrBlock) -> Option<(ExprId, &IrBlock, &IrBlock)> {
+    match block.stmts.as_slice() {
+        [Stmt::If(cond, then, otherwise)] => Some((*cond, then, otherwise)),
+        _ => None,
+    }
+}
+
+/// The condition of an arm of an `if` chain.
+enum Condition {
+    Narrow(Narrow),
+    Scalar(Scalar),
+}
+
+impl Condition {
+    /// Whether it holds; `None` when its evaluation stopped the packet (a table or map access).
+    fn holds(&self, cx: &mut Cx<'_>) -> Option<bool> {
+        match self {
+            Condition::Narrow(c) => Some(c(cx) != 0),
+            Condition::Scalar(c) => c(cx).ok().map(|b| !b.is_zero()),
+        }
     }
 }

@@ -398,7 +398,8 @@ impl Lw<'_> {
                 out.push(Stmt::If(set, then, rest), span);
             }
             None => {
-                for (s, sp) in rest.stmts.into_iter().zip(rest.spans) {
+                let (stmts, spans) = rest.into_parts();
+                for (s, sp) in stmts.into_iter().zip(spans) {
                     out.push(s, sp);
                 }
             }

@@ -199,8 +199,7 @@ impl<'c> Lw<'c> {
             };
             let mut pre = Block::default();
             let x = self.expr(&mut key_fx, inst, e, &mut pre);
-            key_fx.body.block.stmts.extend(pre.stmts);
-            key_fx.body.block.spans.extend(pre.spans);
+            key_fx.body.block.append(pre);
             keys.push(TableKey {
                 expr: x,
                 kind: match k.kind.as_str() {
