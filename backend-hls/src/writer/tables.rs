@@ -410,18 +410,23 @@ fn rank_of_new_entry(tc: &TableControl, cols: &[KeyCols], prefix: &[String]) -> 
     }
 }
 
-/// Sets `p`, the slot of the new entry: the end of an exact table (after a check for an equal
-/// entry), else after every entry that ranks before it or equal.
+/// Sets `p`, the slot of the new entry: the end of an exact table, else after every entry that
+/// ranks before it or equal; first refuses a repeated entry as the interpreter does (language.md
+/// §7.9.8): equal keys in an exact or lpm table (constant entries included), equal keys and
+/// priority of two run-time entries in a priority table. Keys compare as stored: an lpm value
+/// masked by its prefix, a ternary value by its mask.
 fn write_insert_position(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
+    let mut same = vec!["used[s]".to_string()];
+    if tc.strategy == TableStrategy::Priority {
+        same.push("!is_const && !konst[s] && rank[s] == nr".to_string());
+    }
+    same.extend((0..cols.len()).map(|i| format!("v{i}[s] == nv{i} && a{i}[s] == na{i}")));
+    c.open("for (int s = 0; s < SLOTS; ++s)");
+    c.open(format!("if ({})", same.join(" && ")));
+    c.line("return ST_DUPLICATE;");
+    c.close("");
+    c.close("");
     if tc.strategy == TableStrategy::Exact {
-        let eq: Vec<String> = (0..cols.len())
-            .map(|i| format!("v{i}[s] == nv{i} && a{i}[s] == na{i}"))
-            .collect();
-        c.open("for (int s = 0; s < SLOTS; ++s)");
-        c.open(format!("if (used[s] && {})", eq.join(" && ")));
-        c.line("return ST_DUPLICATE;");
-        c.close("");
-        c.close("");
         c.line("int p = int(count);");
     } else {
         c.line("// After every slot that ranks before it or equal (ties: insertion order).");
