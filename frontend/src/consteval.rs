@@ -306,7 +306,57 @@ pub fn display_num(r: &BigRational) -> String {
     crate::parse::fmt_rational(r)
 }
 
+/// A rational as the exact decimal it is (every digit), when it has one of at most 80 fraction
+/// digits: a fixed-point value k / 2^f always has (f digits). Rounded like [`display_num`]
+/// otherwise. A value printed this way, written back in a program, is the same value.
+pub fn display_exact(r: &BigRational) -> String {
+    let (mut rem, den) = (r.numer().abs() % r.denom(), r.denom().clone());
+    if rem.is_zero() {
+        return r.to_integer().to_string();
+    }
+    let mut digits = String::new();
+    while !rem.is_zero() && digits.len() < 80 {
+        rem *= 10;
+        digits.push_str(&(&rem / &den).to_string());
+        rem %= &den;
+    }
+    if !rem.is_zero() {
+        return display_num(r);
+    }
+    let sign = if r.is_negative() { "-" } else { "" };
+    let whole = r.numer().abs() / r.denom();
+    format!("{sign}{whole}.{digits}")
+}
+
 /// Whether a rational is a non-negative integer below `2^bits`.
 pub fn is_uint_below(r: &BigRational, bits: u32) -> bool {
     r.is_integer() && !r.is_negative() && r.to_integer() < pow2(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratio(n: i64, d: i64) -> BigRational {
+        BigRational::new(BigInt::from(n), BigInt::from(d))
+    }
+
+    /// The E0203 note for `0.1` in `fixed<1,15>`: 0.1 · 2^15 = 3276.8, nearest 3277, and
+    /// 3277 / 32768 = 0.100006103515625 exactly (15 fraction digits), a value `fixed<1,15>` holds.
+    #[test]
+    fn fixed_point_values_print_exactly_and_fit_when_written_back() {
+        let nearest = ratio(3277, 32768);
+        let shown = display_exact(&nearest);
+        assert_eq!(shown, "0.100006103515625");
+        // Read back as a decimal literal reads: its digits over 10^(number of fraction digits).
+        let back = BigRational::new(
+            BigInt::from(100_006_103_515_625_i64),
+            BigInt::from(10).pow(15),
+        );
+        assert_eq!(back, nearest);
+        assert_eq!(display_exact(&ratio(-5, 4)), "-1.25");
+        assert_eq!(display_exact(&ratio(7, 1)), "7");
+        // No terminating decimal: rounded, as display_num does.
+        assert_eq!(display_exact(&ratio(1, 3)), display_num(&ratio(1, 3)));
+    }
 }

@@ -292,3 +292,19 @@ fn an_enum_named_like_a_hex_number_is_a_path() {
         "the pattern e3::a matches the variant e3::a"
     );
 }
+
+/// E0203's note for a value no `fixed<1,15>` holds prints the nearest one exactly (docs/errors.md
+/// E0203: "write that value"): 0.1 → 3277 / 2^15 = 0.100006103515625, and that value, written in
+/// the program, checks (§4.10: `fixed<I,F>` holds multiples of 2^-F).
+#[test]
+fn the_nearest_fixed_value_that_e0203_suggests_is_accepted() {
+    let mut session = Session::new();
+    session.add_source(
+        "test.sn",
+        "cc ewma per flow[4] {\n    const GAIN: fixed<1,15> = 0.100006103515625;\n    \
+         state alpha: fixed<1,15> = 1.0;\n    state rc: rate = line_rate;\n    output rate rc;\n    \
+         on cnp { alpha = (1.0 - GAIN) * alpha + GAIN; }\n}\n",
+    );
+    let report = session.check(scenic_frontend::CheckOptions::default());
+    assert_eq!(report.error_count(), 0, "{}", report.render_plain());
+}

@@ -175,7 +175,7 @@ impl Checker<'_> {
                 .label("not exactly representable")
                 .note(format!(
                     "the nearest `{target}` value is {}",
-                    consteval::display_num(&nearest)
+                    consteval::display_exact(&nearest)
                 ))
                 .help("write that value, or use more fraction bits"),
             FitError::WrongKind => diag.label("wrong kind of value"),
