@@ -264,6 +264,16 @@ pub fn slice(x: &Value, hi: u32, lo: u32) -> Option<Value> {
     Some(Value::int((v >> lo as usize) & (pow2(width) - 1)))
 }
 
+/// `if cond { then } else { otherwise }`: the taken branch's value. Only that branch needs a
+/// value: the other one is never evaluated, so it may be a run-time value.
+pub fn select(cond: &Value, then: Option<Value>, otherwise: Option<Value>) -> Option<Value> {
+    match cond {
+        Value::Bool(true) => then,
+        Value::Bool(false) => otherwise,
+        _ => None,
+    }
+}
+
 /// Folds a prefix operator on a constant of type `ty`.
 pub fn unary(op: crate::ast::UnaryOp, ty: &Ty, x: &Value) -> Option<Value> {
     use crate::ast::UnaryOp::*;

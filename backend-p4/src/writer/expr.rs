@@ -87,6 +87,11 @@ impl BodyWriter<'_, '_> {
             Expr::Unary(op, a) => self.unary(op, a),
             Expr::Binary(op, a, b) => self.binary(id, op, a, b),
             Expr::Cast(a) => self.cast(a, &self.ty(id)),
+            // P4's `?:` evaluates only the taken operand, as scenic's `if` expression does.
+            Expr::Select(c, a, b) => {
+                let (c, a, b) = (self.operand(c), self.operand(a), self.operand(b));
+                format!("({c} ? {a} : {b})")
+            }
             Expr::Intrinsic(which, args) => self.intrinsic(id, which, &args),
             Expr::Lookahead(n) => {
                 let v = format!("packet.lookahead<bit<{n}>>()");

@@ -6,6 +6,7 @@
 //! deserve a specific message. A chunk that fails to parse yields an `Error` node, so later stages
 //! simply skip it.
 
+mod cond;
 mod expr;
 mod item;
 mod literal;
@@ -263,6 +264,11 @@ fn expr_children(kind: &ExprKind) -> Box<dyn Iterator<Item = &Expr> + '_> {
         }
         ExprKind::StructLit { fields, .. } => Box::new(fields.iter().map(|(_, e)| e)),
         ExprKind::Tuple(items) | ExprKind::Array(items) => Box::new(items.iter()),
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+        } => Box::new([&**cond, &**then, &**otherwise].into_iter()),
         ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Error => Box::new(std::iter::empty()),
     }
 }

@@ -1,7 +1,7 @@
 //! Statements: scopes, places, control flow, loops, returns, and the path counts behind the
 //! one-apply-per-table rule.
 
-use super::{max_counts, BodyKind, Checker, Local, PathCounts};
+use super::{max_counts, BodyKind, Checker, Local, PathCounts, Typed};
 use crate::ast::*;
 use crate::consteval::Value;
 use crate::diag::{codes, Diagnostic};
@@ -431,7 +431,8 @@ impl Checker<'_> {
         }
     }
 
-    pub(crate) fn condition(&mut self, cond: &Expr) {
+    /// Types an `if` condition, which must be a `bool` (E0201); a poison value otherwise.
+    pub(crate) fn condition(&mut self, cond: &Expr) -> Typed {
         let typed = self.expr(cond, None);
         if typed.ty != Ty::Bool && !typed.ty.is_error() {
             let help = if typed.ty.is_integer() {
@@ -448,7 +449,9 @@ impl Checker<'_> {
                 .label("not a bool")
                 .help(help),
             );
+            return Typed::error();
         }
+        typed
     }
 
     fn if_stmt(&mut self, cond: &Expr, then_block: &Block, else_block: Option<&Block>) {

@@ -107,6 +107,11 @@ impl Compiler<'_> {
             }
             Expr::Binary(op, l, r) => self.binary(*op, *l, *r, id),
             Expr::Cast(inner) => self.cast(*inner, id),
+            Expr::Select(c, a, b) => {
+                // Only the taken operand runs (language.md §4.17).
+                let (c, a, b) = (self.scalar(*c), self.scalar(*a), self.scalar(*b));
+                Box::new(move |cx| if c(cx)?.is_zero() { b(cx) } else { a(cx) })
+            }
             Expr::Intrinsic(which, args) => self.intrinsic(*which, args, id),
             Expr::Lookahead(n) => lookahead(*n),
             Expr::MapGet(..)
