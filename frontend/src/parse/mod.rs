@@ -403,7 +403,9 @@ const OPERATORS: &[&str] = &[
     "!=", "%", "&&", "&", "*", "+", "++", "-", "/", "<", "<<", "<=", "==", ">", ">=", ">>", "^",
     "|", "||", "|+|", "|-|", ".", "[", "(", "as",
 ];
-const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false"];
+const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false", "if"];
+/// Tokens only `bad_*` rules accept (`?` of `c ? a : b`): never suggested.
+const BAD_ONLY: &[&str] = &["?"];
 
 /// Collapses pest's raw expected tokens into a short, readable list: operator tokens become "an
 /// operator", tokens that only start an expression become "an expression".
@@ -413,7 +415,7 @@ fn summarize_expected(raw: Vec<String>) -> Vec<String> {
     let mut expression = false;
     for token in raw {
         let bare = token.trim_matches('`');
-        if bare.starts_with("/") && (bare == "//" || bare == "/*") {
+        if (bare.starts_with("/") && (bare == "//" || bare == "/*")) || BAD_ONLY.contains(&bare) {
             continue;
         }
         if OPERATORS.contains(&bare) {
