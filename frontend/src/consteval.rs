@@ -264,12 +264,12 @@ pub fn slice(x: &Value, hi: u32, lo: u32) -> Option<Value> {
     Some(Value::int((v >> lo as usize) & (pow2(width) - 1)))
 }
 
-/// `if cond { then } else { otherwise }`: the taken branch's value. Only that branch needs a
-/// value: the other one is never evaluated, so it may be a run-time value.
-pub fn select(cond: &Value, then: Option<Value>, otherwise: Option<Value>) -> Option<Value> {
+/// `if cond { then } else { otherwise }` on constants: the taken branch's value. (The checker
+/// asks for both branches to be constant, as every operand of a constant expression is.)
+pub fn select(cond: &Value, then: &Value, otherwise: &Value) -> Option<Value> {
     match cond {
-        Value::Bool(true) => then,
-        Value::Bool(false) => otherwise,
+        Value::Bool(true) => Some(then.clone()),
+        Value::Bool(false) => Some(otherwise.clone()),
         _ => None,
     }
 }

@@ -4,7 +4,8 @@
 //! operands of a binary operator: a literal takes the other branch's type, two literals take the
 //! type the context expects. Only the taken branch is evaluated, so the counts of the two
 //! branches (table applications, ...) are alternatives, merged as an `if` statement merges them,
-//! and a constant condition makes the whole expression as constant as its taken branch.
+//! and the expression is constant when its condition and both branches are (as every operand of
+//! a constant expression must be), with the taken branch's value.
 
 use super::{max_counts, Checker, Typed};
 use crate::ast::Expr;
@@ -45,10 +46,10 @@ impl Checker<'_> {
         let Some(ty) = self.branch_type(&t, &o, then, otherwise) else {
             return Typed::error();
         };
-        let value = c
-            .value
-            .as_ref()
-            .and_then(|v| consteval::select(v, t.value, o.value));
+        let value = match (&c.value, &t.value, &o.value) {
+            (Some(c), Some(a), Some(b)) => consteval::select(c, a, b),
+            _ => None,
+        };
         if value.is_none() && matches!(ty, Ty::IntLit | Ty::DecimalLit) {
             self.report(
                 Diagnostic::new(

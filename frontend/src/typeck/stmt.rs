@@ -418,6 +418,11 @@ impl Checker<'_> {
                 );
             }
             ExprKind::Call { .. } | ExprKind::MethodCall { .. } | ExprKind::Error => {}
+            ExprKind::If { .. } if !typed.ty.is_error() => self.report(
+                Diagnostic::new(codes::W0004, e.span, "the value of this `if` is thrown away")
+                    .label("an `if` expression used as a statement")
+                    .help("for an `if` statement, end the statements in its blocks with `;`: `if c { f(); } else { g(); }`"),
+            ),
             _ if !typed.ty.is_error() => self.report(
                 Diagnostic::new(
                     codes::W0004,
