@@ -182,3 +182,50 @@ fn conditional_expressions_evaluate_the_taken_branch_only() {
         }
     }
 }
+
+/// A struct-valued `if` whose taken branch calls a function (an aggregate: function inlining keeps
+/// the call in the `Select`), and calls in the condition and in a scalar branch.
+const AGGREGATE: &str = "
+use std::net::ethernet;
+struct pair { x: bit<8>, y: bit<8> }
+scu s on slow_path {
+    csr calls: bit<8>;
+    csr both: bit<16>;
+    csr sum: bit<8>;
+    headers { eth: ethernet }
+    parser { state start { extract(eth); accept } }
+    fn mk(v: bit<8>) -> pair {
+        calls += 1;
+        return pair { x: v, y: v + 1 };
+    }
+    fn one() -> bit<8> {
+        calls += 10;
+        return 1;
+    }
+    control {
+        let a: bit<8> = eth.src[7:0];
+        let p: pair = if a > 5 { mk(a) } else { pair { x: 0, y: 0 } };
+        both = p.x ++ p.y;
+        sum = if one() == 1 && a == 9 { one() + 1 } else { 0 };
+    }
+}
+";
+
+/// Per packet (a): `mk(a)` runs only when a > 5 (calls + 1), giving { a, a + 1 }, else { 0, 0 };
+/// `one()` runs once in the condition (calls + 10) and once more in the taken branch when a == 9
+/// (calls + 10, sum = 2), else sum = 0. Calls accumulate: 1 + 10; + 1 + 10 + 10; + 10.
+const AGGREGATE_CASES: [(u8, [u64; 3]); 3] =
+    [(7, [11, 0x0708, 0]), (9, [32, 0x090a, 2]), (3, [42, 0, 0])];
+
+#[test]
+fn an_aggregate_if_and_calls_in_the_condition() {
+    for (what, module) in variants(AGGREGATE) {
+        let mut m = Machine::new(&module);
+        for (a, expected) in AGGREGATE_CASES {
+            run(&mut m, &frame(a, 0));
+            for (name, want) in ["calls", "both", "sum"].iter().zip(expected) {
+                assert_eq!(csr(&m, name), want, "{what}: a = {a}: {name}");
+            }
+        }
+    }
+}
