@@ -58,7 +58,7 @@ impl Checker<'_> {
                     "this `if` needs to know the type of its constant branches",
                 )
                 .label("both branches are constants and the condition is known only at run time")
-                .help("give the value a type: `let x: bit<8> = if c { 1 } else { 2 };`"),
+                .help("give it a type: `let v: bit<8> = if c { 1 } else { 2 };`, type a branch (`1 as bit<8>`), or write the typed operand first (`x + if c { 1 } else { 2 }`)"),
             );
             return Typed::error();
         }
