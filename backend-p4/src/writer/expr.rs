@@ -471,7 +471,7 @@ impl BodyWriter<'_, '_> {
         }
         let p4 = self.p4_type(&self.ty(id));
         let t = self.temp(&p4, Some(&b));
-        self.pre.open(format!("if ({c}) {{"));
+        self.pre.open(format!("if ({}) {{", super::body::strip(&c)));
         self.pre.line(format!("{t} = {a};"));
         self.pre.close("}");
         self.conditional = true;
