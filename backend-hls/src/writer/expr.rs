@@ -110,7 +110,8 @@ impl BodyWriter<'_, '_> {
         } else {
             let t = self.fresh("t");
             let cty = self.w.ty(&ty);
-            self.c.line(format!("{cty} {t};"));
+            // Value-initialised, so that no compiler sees a read before the arms assign it.
+            self.c.line(format!("{cty} {t} = {cty}();"));
             Some(t)
         };
         self.c.open(format!("if ({cond})"));
