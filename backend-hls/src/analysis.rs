@@ -75,6 +75,7 @@ pub fn operands(expr: &Expr) -> Vec<ExprId> {
         Expr::Index { base, index } => vec![*base, *index],
         Expr::SliceDyn { base, lo, .. } => vec![*base, *lo],
         Expr::Binary(_, a, b) | Expr::MapInsert(_, a, b) => vec![*a, *b],
+        Expr::Select(c, a, b) => vec![*c, *a, *b],
         Expr::Call(_, args)
         | Expr::CallAction(_, args)
         | Expr::Intrinsic(_, args)

@@ -70,3 +70,20 @@ fn csr_written_in_part_is_a_register_or_refused() {
         assert!(rendered.contains(name), "{name} not refused:\n{rendered}");
     }
 }
+
+/// An `if` expression (`cond_expr.sn`) is P4's `?:` on v1model; Vitis Networking P4 has no `?:`
+/// (UG1308), so there it is a temporary and an `if` (docs/p4.md), and no `?` is written at all.
+#[test]
+fn if_expressions_are_conditional_operators_or_temporaries() {
+    let (module, sources) = common::lower("backend-p4/tests/in/cond_expr.sn");
+    let v1 = common::emit(&module, Target::V1Model)
+        .unwrap_or_else(|e| panic!("v1model: {}", common::render(&e, &sources)));
+    assert!(
+        v1.contains("hdr.ip.ttl = (hdr.ip.ttl > 8w64) ? 8w64 : ((hdr.ip.ttl == 8w0) ? 8w0 : (hdr.ip.ttl - 8w1));"),
+        "{v1}"
+    );
+    let vitis = common::emit(&module, Target::VitisP4)
+        .unwrap_or_else(|e| panic!("vitis-p4: {}", common::render(&e, &sources)));
+    assert!(!vitis.contains('?'), "{vitis}");
+    assert!(vitis.contains("if (hdr.ip.ttl > 8w64) {"), "{vitis}");
+}

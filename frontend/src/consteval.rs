@@ -268,6 +268,16 @@ pub fn slice(x: &Value, hi: u32, lo: u32) -> Option<Value> {
     Some(Value::int((v >> lo as usize) & (pow2(width) - 1)))
 }
 
+/// `if cond { then } else { otherwise }` on constants: the taken branch's value. (The checker
+/// asks for both branches to be constant, as every operand of a constant expression is.)
+pub fn select(cond: &Value, then: &Value, otherwise: &Value) -> Option<Value> {
+    match cond {
+        Value::Bool(true) => Some(then.clone()),
+        Value::Bool(false) => Some(otherwise.clone()),
+        _ => None,
+    }
+}
+
 /// Folds a prefix operator on a constant of type `ty`.
 pub fn unary(op: crate::ast::UnaryOp, ty: &Ty, x: &Value) -> Option<Value> {
     use crate::ast::UnaryOp::*;

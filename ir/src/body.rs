@@ -323,6 +323,9 @@ pub enum Expr {
     Binary(BinaryOp, ExprId, ExprId),
     /// Conversion to the expression's type (see `docs/language.md` for the rules).
     Cast(ExprId),
+    /// `if cond { then } else { otherwise }`: evaluates the `bool` `cond`, then only the taken
+    /// operand (the other one's effects do not happen). Both operands have the expression's type.
+    Select(ExprId, ExprId, ExprId),
     /// A call of a function.
     Call(FuncId, Vec<ExprId>),
     /// A direct call of an scu action (outside a table), with its data.

@@ -30,6 +30,9 @@ impl BodyWriter<'_, '_> {
         if let Expr::Binary(op @ (BinaryOp::LogicalAnd | BinaryOp::LogicalOr), a, b) = expr {
             return self.short_circuit(*op, *a, *b);
         }
+        if let Expr::Select(c, a, b) = expr {
+            return self.select(e, *c, *a, *b);
+        }
         let mut ops = Vec::new();
         for o in operands(expr) {
             let text = self.expr(o)?;
@@ -96,6 +99,38 @@ impl BodyWriter<'_, '_> {
         self.c.line(format!("{t} = {r};"));
         self.c.close("");
         Ok(t)
+    }
+
+    /// `if c { a } else { b }` with an effect inside: only the taken operand's code runs.
+    fn select(&mut self, e: ExprId, c: ExprId, a: ExprId, b: ExprId) -> Result<String, Error> {
+        let cond = self.expr(c)?;
+        let ty = self.ty_of(e).clone();
+        let t = if ty == Type::Unit {
+            None
+        } else {
+            let t = self.fresh("t");
+            let cty = self.w.ty(&ty);
+            // Value-initialised, so that no compiler sees a read before the arms assign it.
+            self.c.line(format!("{cty} {t} = {cty}();"));
+            Some(t)
+        };
+        self.c.open(format!("if ({cond})"));
+        let x = self.expr(a)?;
+        self.select_arm(t.as_deref(), &x);
+        self.c.close(" else {");
+        let y = self.expr(b)?;
+        self.select_arm(t.as_deref(), &y);
+        self.c.close("");
+        Ok(t.unwrap_or_default())
+    }
+
+    /// The end of one arm of [`Self::select`]: its value into the result temporary.
+    fn select_arm(&mut self, t: Option<&str>, value: &str) {
+        match t {
+            Some(t) => self.c.line(format!("{t} = {value};")),
+            None if !value.is_empty() => self.c.line(format!("{value};")),
+            None => {}
+        }
     }
 
     /// A table application: the result struct in a temporary; the value is the action position.
@@ -171,6 +206,8 @@ impl BodyWriter<'_, '_> {
             Expr::Unary(u, _) => unary(*u, &cty, &op(0)),
             Expr::Binary(b, l, r) => self.binary(*b, *l, *r, &ty, &op(0), &op(1), e)?,
             Expr::Cast(inner) => conv::cast(m, self.ty_of(*inner), &ty, &op(0)),
+            // Both operands converted to the result type, so that `?:` has one type.
+            Expr::Select(..) => format!("({} ? {cty}({}) : {cty}({}))", op(0), op(1), op(2)),
             Expr::Call(f, _) => call(&w.names.func[*f], ops),
             // An action with an empty body is not written out: calling it does nothing.
             Expr::CallAction(a, _) if w.scu.actions[*a].body.block.stmts.is_empty() => {

@@ -18,6 +18,7 @@ pub fn operands(e: &Expr) -> Vec<ExprId> {
         }
         Expr::MapRemove(_, a) => vec![*a],
         Expr::Binary(_, a, b) | Expr::MapInsert(_, a, b) => vec![*a, *b],
+        Expr::Select(c, a, b) => vec![*c, *a, *b],
         Expr::MeterExceeds(_, index, len) => index.iter().copied().chain([*len]).collect(),
         Expr::Call(_, args)
         | Expr::CallAction(_, args)

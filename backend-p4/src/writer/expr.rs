@@ -87,6 +87,7 @@ impl BodyWriter<'_, '_> {
             Expr::Unary(op, a) => self.unary(op, a),
             Expr::Binary(op, a, b) => self.binary(id, op, a, b),
             Expr::Cast(a) => self.cast(a, &self.ty(id)),
+            Expr::Select(c, a, b) => self.select(id, c, a, b),
             Expr::Intrinsic(which, args) => self.intrinsic(id, which, &args),
             Expr::Lookahead(n) => {
                 let v = format!("packet.lookahead<bit<{n}>>()");
@@ -457,6 +458,24 @@ impl BodyWriter<'_, '_> {
                 bits.to_string()
             }
         }
+    }
+
+    /// `if c { a } else { b }`. The operands are pure here (P4 expressions have no effects), so
+    /// computing both changes nothing. v1model: P4's `c ? a : b`. Vitis Networking P4 has no `?:`
+    /// (UG1308, "Supported P416 Language Features"): a temporary holding `b`, set to `a` under
+    /// `if (c)`, as for `min` (a branch, so not in a parser state).
+    fn select(&mut self, id: ExprId, c: ExprId, a: ExprId, b: ExprId) -> String {
+        let (c, a, b) = (self.operand(c), self.operand(a), self.operand(b));
+        if self.cx.target == Target::V1Model {
+            return format!("({c} ? {a} : {b})");
+        }
+        let p4 = self.p4_type(&self.ty(id));
+        let t = self.temp(&p4, Some(&b));
+        self.pre.open(format!("if ({}) {{", super::body::strip(&c)));
+        self.pre.line(format!("{t} = {a};"));
+        self.pre.close("}");
+        self.conditional = true;
+        t
     }
 
     fn intrinsic(&mut self, id: ExprId, which: Intrinsic, args: &[ExprId]) -> String {

@@ -97,7 +97,7 @@ pub fn write_parser(cx: &Ctx<'_>, out: &mut String, errors: &mut Vec<Error>) {
 fn parser_branch(cx: &Ctx<'_>, span: scenic_ir::Span) -> Error {
     Error::Unsupported {
         construct: crate::Construct::ParserComputation {
-            what: "a computation with a branch (`min`, `max`, a division)",
+            what: "a computation with a branch (`min`, `max`, a division, an `if` expression)",
         },
         target: cx.target,
         span,

@@ -107,6 +107,16 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `[a, b, ...]`.
     Array(Vec<Expr>),
+    /// `if cond { then } else { otherwise }`: only the taken branch is evaluated. An `else if`
+    /// chain nests in `otherwise`.
+    If {
+        /// The condition, a `bool`.
+        cond: Box<Expr>,
+        /// The value when `cond` holds.
+        then: Box<Expr>,
+        /// The value otherwise.
+        otherwise: Box<Expr>,
+    },
     /// Something the parser could not read; an error was reported already.
     Error,
 }

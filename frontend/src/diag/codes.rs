@@ -64,6 +64,8 @@ codes! {
     E0012 = "quantity is not a whole number of base units";
     E0013 = "source is not UTF-8 text";
     E0014 = "nested too deeply";
+    E0015 = "no `?:` operator";
+    E0016 = "`if` expression without `else`";
     // Names.
     E0101 = "cannot find name";
     E0102 = "name defined more than once";

@@ -3,7 +3,9 @@
 //! Precedence, loosest first: `||`; `&&`; comparisons; `|`; `^`; `&`; `<<` `>>`; `+` `-` `|+|` `|-|`
 //! `++`; `*` `/` `%`; prefix `-` `!` `~`; postfix `.field`, `.method()`, `[i]`, `[hi:lo]`, `(args)`,
 //! `as T`. All binary operators associate to the left. Comparisons binding looser than bitwise
-//! operators means `a & mask == 0` is `(a & mask) == 0`, unlike C.
+//! operators means `a & mask == 0` is `(a & mask) == 0`, unlike C. A conditional
+//! `if c { a } else { b }` is a primary (see `cond.rs`): its braces delimit it, so
+//! `if c { a } else { b } + 1` adds 1 to its value.
 
 use super::{span_of, Builder, Rule};
 use crate::ast::*;
@@ -61,6 +63,11 @@ impl<'t> Builder<'t> {
             } else if let Some(op) = binary_op(rule) {
                 operands.push(self.close_operand(current.take(), &mut prefixes));
                 ops.push(op);
+            } else if rule == Rule::bad_ternary {
+                let base = self.close_operand(current.take(), &mut prefixes);
+                operands.push(base);
+                let whole = self.climb(std::mem::take(&mut operands), std::mem::take(&mut ops));
+                return self.bad_ternary(&whole, child);
             } else if let Some(base) = current.take() {
                 current = Some(self.postfix(base, child));
             } else {
@@ -137,6 +144,7 @@ impl<'t> Builder<'t> {
     fn primary(&mut self, pair: Pair<'t, Rule>) -> Expr {
         let span = span_of(&pair);
         let kind = match pair.as_rule() {
+            Rule::if_expr => return self.if_expr(pair),
             Rule::path => ExprKind::Path(self.path(pair)),
             Rule::struct_lit => self.struct_lit(pair),
             Rule::paren_or_tuple => {

@@ -6,6 +6,7 @@
 //! deserve a specific message. A chunk that fails to parse yields an `Error` node, so later stages
 //! simply skip it.
 
+mod cond;
 mod expr;
 mod item;
 mod literal;
@@ -263,6 +264,11 @@ fn expr_children(kind: &ExprKind) -> Box<dyn Iterator<Item = &Expr> + '_> {
         }
         ExprKind::StructLit { fields, .. } => Box::new(fields.iter().map(|(_, e)| e)),
         ExprKind::Tuple(items) | ExprKind::Array(items) => Box::new(items.iter()),
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+        } => Box::new([&**cond, &**then, &**otherwise].into_iter()),
         ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Error => Box::new(std::iter::empty()),
     }
 }
@@ -397,7 +403,9 @@ const OPERATORS: &[&str] = &[
     "!=", "%", "&&", "&", "*", "+", "++", "-", "/", "<", "<<", "<=", "==", ">", ">=", ">>", "^",
     "|", "||", "|+|", "|-|", ".", "[", "(", "as",
 ];
-const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false"];
+const EXPR_STARTS: &[&str] = &["!", "~", "0b", "0x", "0o", "::", "true", "false", "if"];
+/// Tokens only `bad_*` rules accept (`?` of `c ? a : b`): never suggested.
+const BAD_ONLY: &[&str] = &["?"];
 
 /// Collapses pest's raw expected tokens into a short, readable list: operator tokens become "an
 /// operator", tokens that only start an expression become "an expression".
@@ -407,7 +415,7 @@ fn summarize_expected(raw: Vec<String>) -> Vec<String> {
     let mut expression = false;
     for token in raw {
         let bare = token.trim_matches('`');
-        if bare.starts_with("/") && (bare == "//" || bare == "/*") {
+        if (bare.starts_with("/") && (bare == "//" || bare == "/*")) || BAD_ONLY.contains(&bare) {
             continue;
         }
         if OPERATORS.contains(&bare) {

@@ -37,6 +37,11 @@ impl Checker<'_> {
                 Typed::of(Ty::Tuple(typed.into_iter().map(|t| t.ty).collect()))
             }
             ExprKind::Array(items) => self.array_lit(items, e.span, expected),
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => self.cond_expr(cond, then, otherwise, e.span, expected),
             ExprKind::Error => Typed::error(),
         };
         let typed = match (expected, &typed.ty) {

@@ -13,6 +13,7 @@
 
 mod body;
 mod call;
+mod cond;
 pub mod container;
 mod exact;
 mod expr;

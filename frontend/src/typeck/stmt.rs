@@ -1,7 +1,7 @@
 //! Statements: scopes, places, control flow, loops, returns, and the path counts behind the
 //! one-apply-per-table rule.
 
-use super::{max_counts, BodyKind, Checker, Local, PathCounts};
+use super::{max_counts, BodyKind, Checker, Local, PathCounts, Typed};
 use crate::ast::*;
 use crate::consteval::Value;
 use crate::diag::{codes, Diagnostic};
@@ -418,6 +418,11 @@ impl Checker<'_> {
                 );
             }
             ExprKind::Call { .. } | ExprKind::MethodCall { .. } | ExprKind::Error => {}
+            ExprKind::If { .. } if !typed.ty.is_error() => self.report(
+                Diagnostic::new(codes::W0004, e.span, "the value of this `if` is thrown away")
+                    .label("an `if` expression used as a statement")
+                    .help("for an `if` statement, end the statements in its blocks with `;`: `if c { f(); } else { g(); }`"),
+            ),
             _ if !typed.ty.is_error() => self.report(
                 Diagnostic::new(
                     codes::W0004,
@@ -431,7 +436,8 @@ impl Checker<'_> {
         }
     }
 
-    pub(crate) fn condition(&mut self, cond: &Expr) {
+    /// Types an `if` condition, which must be a `bool` (E0201); a poison value otherwise.
+    pub(crate) fn condition(&mut self, cond: &Expr) -> Typed {
         let typed = self.expr(cond, None);
         if typed.ty != Ty::Bool && !typed.ty.is_error() {
             let help = if typed.ty.is_integer() {
@@ -448,7 +454,9 @@ impl Checker<'_> {
                 .label("not a bool")
                 .help(help),
             );
+            return Typed::error();
         }
+        typed
     }
 
     fn if_stmt(&mut self, cond: &Expr, then_block: &Block, else_block: Option<&Block>) {

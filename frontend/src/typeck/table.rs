@@ -470,6 +470,15 @@ pub(crate) fn collect_names(expr: &Expr, f: &mut dyn FnMut(&str) -> bool) {
             collect_names(rhs, f);
         }
         ExprKind::Unary { operand, .. } => collect_names(operand, f),
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            collect_names(cond, f);
+            collect_names(then, f);
+            collect_names(otherwise, f);
+        }
         _ => {}
     }
 }

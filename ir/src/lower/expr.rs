@@ -210,6 +210,17 @@ impl Lowerer<'_> {
                     .collect();
                 self.add(bcx, Expr::ArrayLit(items), ty, e)
             }
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                // language.md §4.17: the condition, then only the taken branch (a lazy `Select`).
+                let c = self.lower_expr(bcx, cond, Some(&Type::Bool), cx);
+                let a = self.lower_expr(bcx, then, Some(&ty), cx);
+                let b = self.lower_expr(bcx, otherwise, Some(&ty), cx);
+                self.add(bcx, Expr::Select(c, a, b), ty, e)
+            }
             ExprKind::Lit(_) | ExprKind::Error => self.add(bcx, Expr::Const(Const::zero()), ty, e),
         }
     }

@@ -178,6 +178,11 @@ fn fold_expr(
         Expr::Slice { base, hi, lo } => k(*base).map(|v| v.slice(*hi, *lo)),
         Expr::SliceDyn { base, lo, width } => return slice_dyn(body, *base, *lo, *width, widths),
         Expr::Intrinsic(which, args) => intrinsic(*which, ty, args, &k),
+        // A known condition: the taken operand (the other one never runs).
+        Expr::Select(c, a, b) => match k(*c) {
+            Some(v) => return Fold::Forward(if v.is_zero() { *b } else { *a }),
+            None => None,
+        },
         _ => None,
     };
     match value {

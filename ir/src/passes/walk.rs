@@ -64,6 +64,11 @@ pub(crate) fn map_operands(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
             *a = f(*a);
             *b = f(*b);
         }
+        Expr::Select(c, a, b) => {
+            *c = f(*c);
+            *a = f(*a);
+            *b = f(*b);
+        }
         Expr::MapGet(_, k) | Expr::MapContains(_, k) | Expr::MapRemove(_, k) => *k = f(*k),
         Expr::MeterExceeds(_, index, len) => {
             if let Some(i) = index {

@@ -252,6 +252,7 @@ impl Cx<'_> {
                 self.operands(w, id, &[*a, *b])?;
                 w.write_str(")")
             }
+            Expr::Select(c, a, b) => self.call_form(w, id, "select", &[*c, *a, *b]),
             Expr::Cast(a) => {
                 write!(w, "cast<{}>(", self.body.types[id])?;
                 self.operand(w, id, *a)?;

@@ -15,7 +15,8 @@
 //!   intrinsics in prefix form (`add(inst1.ttl, 1:bit<8>)`), every constant with its type
 //!   (`1:bit<8>`, `-3:int<8>`, `true`, `2:enum0 /* red */`), casts with their target
 //!   (`cast<bit<16>>(v0)`). A table application shows its id (`apply(table0) /* e4 */`) because
-//!   `action_data(e4, 1, 0)` refers to it. Dynamic slices print as `base[lo +: width]`.
+//!   `action_data(e4, 1, 0)` refers to it. Dynamic slices print as `base[lo +: width]`; an `if`
+//!   expression as `select(cond, then, otherwise)`.
 //! - Patterns print without types (the scrutinee has one); values that name something carry a
 //!   comment: `case 1 /* deny */` on a table result, `case 3 /* bad_version */` on a parser error.
 //! - Bodies print `(<params>) {`, `local` lines, then statements, indented four spaces per level

@@ -140,6 +140,14 @@ impl<'a> Sched<'a> {
                 t
             }
             Expr::Binary(op, a, b) => self.binary(e, *op, *a, *b, span),
+            Expr::Select(c, a, b) => {
+                // As an `if`/`else`: both operands computed in parallel with the condition, the
+                // join a mux of 2 inputs (no LUT level of its own, cost.rs).
+                let mut t = self.expr(*c);
+                t.join(&self.expr(*a));
+                t.join(&self.expr(*b));
+                t
+            }
             Expr::Call(f, args) => match self.module.functions.get(*f) {
                 Some(func) => self.call(&func.body, args, span),
                 None => Time::zero(),

@@ -238,11 +238,20 @@ impl Checker<'_> {
                     span,
                 })
             }
+            Expr::Select(c, a, b) => self.select(id, *c, *a, *b),
             Expr::Call(f, args) => self.call(id, *f, args, span),
             Expr::CallAction(a, args) => self.call_action(id, *a, args, span),
             Expr::Intrinsic(i, args) => self.intrinsic(id, *i, args, span),
             _ => self.expr_member(id, e, span),
         }
+    }
+
+    /// `if c { a } else { b }`: a bool condition; both operands of the expression's type.
+    fn select(&mut self, id: ExprId, c: ExprId, a: ExprId, b: ExprId) -> R {
+        let ty = self.ty(id).clone();
+        self.expect_type(&Type::Bool, c)?;
+        self.expect_type(&ty, a)?;
+        self.expect_type(&ty, b)
     }
 
     /// Maps, meters, tables, lookahead and literals.

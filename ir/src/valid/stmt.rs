@@ -38,7 +38,19 @@ pub(super) fn operands(e: &Expr) -> Vec<ExprId> {
         Expr::MeterExceeds(_, index, len) => index.iter().copied().chain([*len]).collect(),
         Expr::Call(_, args) | Expr::CallAction(_, args) | Expr::Intrinsic(_, args) => args.clone(),
         Expr::StructLit(items) | Expr::ArrayLit(items) | Expr::Tuple(items) => items.clone(),
-        _ => Vec::new(),
+        Expr::Select(c, a, b) => vec![*c, *a, *b],
+        Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::Csr(_)
+        | Expr::Meta(_)
+        | Expr::Packet(_)
+        | Expr::Beat(_)
+        | Expr::FlowId
+        | Expr::CcState(_)
+        | Expr::CcParam(_)
+        | Expr::Lookahead(_)
+        | Expr::Apply(_)
+        | Expr::ActionData { .. } => Vec::new(),
     }
 }
 

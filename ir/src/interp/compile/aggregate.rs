@@ -124,6 +124,11 @@ impl Compiler<'_> {
             }
             Expr::Field { .. } | Expr::Index { .. } if !scalar => self.part_value(id),
             Expr::MapGet(m, key) if !scalar => self.map_get_value(*m, *key),
+            Expr::Select(c, a, b) if !scalar => {
+                // Only the taken operand runs (language.md §4.17).
+                let (c, a, b) = (self.scalar(*c), self.value(*a), self.value(*b));
+                Box::new(move |cx| if c(cx)?.is_zero() { b(cx) } else { a(cx) })
+            }
             _ if scalar => {
                 let s = self.scalar(id);
                 Box::new(move |cx| Ok(Value::Bits(s(cx)?)))

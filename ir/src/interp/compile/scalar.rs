@@ -107,6 +107,7 @@ impl Compiler<'_> {
             }
             Expr::Binary(op, l, r) => self.binary(*op, *l, *r, id),
             Expr::Cast(inner) => self.cast(*inner, id),
+            Expr::Select(c, a, b) => self.select_scalar(*c, *a, *b),
             Expr::Intrinsic(which, args) => self.intrinsic(*which, args, id),
             Expr::Lookahead(n) => lookahead(*n),
             Expr::MapGet(..)
@@ -126,6 +127,12 @@ impl Compiler<'_> {
                 Box::new(move |cx| Ok(v(cx)?.into_bits()))
             }
         }
+    }
+
+    /// `if c { a } else { b }`: only the taken operand runs (language.md §4.17).
+    fn select_scalar(&mut self, c: ExprId, a: ExprId, b: ExprId) -> Scalar {
+        let (c, a, b) = (self.scalar(c), self.scalar(a), self.scalar(b));
+        Box::new(move |cx| if c(cx)?.is_zero() { b(cx) } else { a(cx) })
     }
 
     /// A slice, of constant or computed bounds.

@@ -7,7 +7,11 @@
 //! (constants, locals, the packet's fields and pure operators on them; an inlined callee writes
 //! only its own fresh locals among the caller's locals). Arguments are bound to the callee's
 //! parameters in order, each right after its own calls. A call on the right of `&&` or `||`
-//! runs only when the left side does not decide: `let t = a; if t { <b's code>; t = b }`.
+//! runs only when the left side does not decide: `let t = a; if t { <b's code>; t = b }`. A call
+//! in an operand of a scalar `Select` (`if c { a } else { b }`) runs only on its side:
+//! `let c' = c; let mut t = 0; if c' { <a's code>; t = a } else { <b's code>; t = b }`; in a
+//! `Select` of an aggregate (no zero to start `t` with) such calls are not inlined: they stay
+//! calls, which the `Select` evaluates only on the taken side.
 
 use super::super::copy::Copier;
 use super::super::walk::{
@@ -80,10 +84,14 @@ impl<'a> Hoister<'a> {
         for x in todo {
             let e = &self.body.exprs[x];
             let call = self.callee(e).is_some_and(|p| p.result.is_some());
+            let inner = |o: &ExprId| *o < x && self.needs[*o] == Some(true);
             let n = call
-                || operands(e)
-                    .iter()
-                    .any(|o| *o < x && self.needs[*o] == Some(true));
+                || match e {
+                    // A `Select` of an aggregate keeps the calls of its operands (see the
+                    // module doc): only its condition counts.
+                    Expr::Select(c, _, _) if select_zero(&self.body.types[x]).is_none() => inner(c),
+                    _ => operands(e).iter().any(inner),
+                };
             self.needs[x] = Some(n);
         }
         self.needs[id].unwrap_or(false)
@@ -158,6 +166,7 @@ impl<'a> Hoister<'a> {
             {
                 self.short_circuit(op == BinaryOp::LogicalAnd, a, b, id)
             }
+            Expr::Select(c, a, b) if c < id && a < id && b < id => self.select(c, a, b, id),
             mut e => {
                 let ops = operands(&e);
                 let k = ops
@@ -263,6 +272,36 @@ impl<'a> Hoister<'a> {
         self.read(t, span)
     }
 
+    /// `if c { a } else { b }` (expression `id`, of a scalar type) where `a` or `b` has a call:
+    /// the condition first, then only the taken side's code.
+    fn select(&mut self, c: ExprId, a: ExprId, b: ExprId, id: ExprId) -> ExprId {
+        let (ty, span) = (self.body.types[id].clone(), self.body.spans[id]);
+        let rc = self.residual(c);
+        let Some(zero) = select_zero(&ty) else {
+            // An aggregate: the condition's calls only; the operands' stay in the `Select`.
+            return self.body.add(Expr::Select(rc, a, b), ty, span);
+        };
+        let tc = self.temp("tmp", Type::Bool, false);
+        self.pre.push((Stmt::Let(tc, rc), self.span));
+        let zero = self.body.add(zero, ty.clone(), span);
+        let t = self.temp("tmp", ty, true);
+        self.pre.push((Stmt::Let(t, zero), self.span));
+        let mut arms = [crate::body::Block::default(), crate::body::Block::default()];
+        for (arm, side) in arms.iter_mut().zip([a, b]) {
+            let outer = std::mem::take(&mut self.pre);
+            let r = self.residual(side);
+            let mut inner = std::mem::replace(&mut self.pre, outer);
+            inner.push((Stmt::Assign(Place::Local(t), r), self.span));
+            for (s, sp) in inner {
+                arm.push(s, sp);
+            }
+        }
+        let cond = self.read(tc, span);
+        let [then, otherwise] = arms;
+        self.pre.push((Stmt::If(cond, then, otherwise), self.span));
+        self.read(t, span)
+    }
+
     /// Whether `let x = f(...)` (expression `call`) can have the callee compute its result in
     /// `x` itself: `x` is mutable (the result may be assigned) and of the call's type.
     fn can_inline_into(&self, f: FuncId, x: LocalId, call: ExprId) -> bool {
@@ -323,5 +362,24 @@ impl<'a> Hoister<'a> {
         let result = callee.result.filter(|_| into.is_none())?;
         let local = copier.locals.get(&result).copied()?;
         Some(self.read(local, self.body.spans[call]))
+    }
+}
+
+/// The zero a `Select`'s result temporary starts with: scalar types only.
+fn select_zero(ty: &Type) -> Option<Expr> {
+    match ty {
+        Type::Bits(_)
+        | Type::Int(_)
+        | Type::Bool
+        | Type::Fixed { .. }
+        | Type::Quantity(_)
+        | Type::Enum(_) => Some(Expr::Const(crate::types::Const::zero())),
+        Type::Header(_)
+        | Type::Struct(_)
+        | Type::Array(..)
+        | Type::Tuple(_)
+        | Type::ParserError
+        | Type::TableResult(_)
+        | Type::Unit => None,
     }
 }
