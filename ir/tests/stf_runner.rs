@@ -100,3 +100,47 @@ fn a_time_step_with_too_much_periodic_work_fails_at_its_line() {
     );
     assert_eq!(report.passed, 1);
 }
+
+/// docs/testing.md: `check_window` on a cc whose output is a rate (and `check_rate` on a window)
+/// fails at its line and names the right command, whatever the values (it compared raw values:
+/// a rate in bit/s against a size in bytes).
+#[test]
+fn check_window_on_a_rate_controller_and_check_rate_on_a_window_one_fail() {
+    let rate = lower(
+        "cc r per flow[4] {\n    state rc: rate = 1Gbps;\n    output rate rc;\n    on cnp { rc = rc / 2; }\n}\n",
+    );
+    let report = run_text(&rate, "event r 1 cnp\ncheck_window r 1 >= 0\n", None);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(report.failures[0].pos.line, 2);
+    assert!(
+        report.failures[0]
+            .message
+            .contains("outputs a rate, not a window: use `check_rate`"),
+        "{}",
+        report.failures[0].message
+    );
+    let report = run_text(&rate, "event r 1 cnp\ncheck_rate r 1 == 500Mbps\n", None);
+    assert!(report.ok(), "{:?}", report.failures);
+    let window = lower(
+        "cc w per flow[4] {\n    state cwnd: size = 10KB;\n    output window cwnd;\n    on cnp { cwnd = cwnd / 2; }\n}\n",
+    );
+    let report = run_text(&window, "event w 1 cnp\ncheck_rate w 1 >= 0\n", None);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert!(report.failures[0].message.contains("use `check_window`"));
+}
+
+/// A syntax error's failure holds its position apart from its message, which is printed after the
+/// position once (`t.stf:3:1: unknown command ...`, not `t.stf:3:1: line 3, column 1: ...`).
+#[test]
+fn a_syntax_error_message_does_not_repeat_its_position() {
+    let module = lower(COUNTING);
+    let report = run_text(&module, "check_csr seen == 0\n\nbogus 1\n", None);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    let failure = &report.failures[0];
+    assert_eq!((failure.pos.line, failure.pos.column), (3, 1));
+    assert!(
+        failure.message.starts_with("unknown command `bogus`"),
+        "{}",
+        failure.message
+    );
+}

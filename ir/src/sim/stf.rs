@@ -163,10 +163,19 @@ pub fn parse_report(text: &str) -> Result<Vec<Command>, StfReport> {
             .iter()
             .map(|err| Failure {
                 pos: err.pos(),
-                message: err.to_string(),
+                message: without_position(err.to_string()),
             })
             .collect(),
     })
+}
+
+/// A syntax error's message without its leading `line L, column C: `: a failure carries its
+/// position apart (`Failure::pos`), and whoever prints it puts the position first, once.
+fn without_position(message: String) -> String {
+    match message.split_once(": ") {
+        Some((at, rest)) if at.starts_with("line ") && at.contains(", column ") => rest.to_string(),
+        _ => message,
+    }
 }
 
 type Queue<T> = BTreeMap<T, VecDeque<(ExpectPattern, Pos)>>;
@@ -527,6 +536,24 @@ impl Runner<'_> {
         what: &str,
     ) {
         let Some(id) = self.cc(pos, cc) else { return };
+        // A window in bytes compared with a rate in bit/s (or the reverse) is never meaningful.
+        let kind = self.device.module().ccs.get(id).map(|c| c.output.0);
+        let declared = match kind {
+            Some(crate::program::OutputKind::Rate) => "rate",
+            Some(crate::program::OutputKind::Window) => "window",
+            None => what,
+        };
+        if declared != what {
+            let other = if declared == "rate" {
+                "check_rate"
+            } else {
+                "check_window"
+            };
+            return self.fail(
+                pos,
+                format!("`{cc}` outputs a {declared}, not a {what}: use `{other}`"),
+            );
+        }
         let actual = match self.device.cc_output(id, flow) {
             Ok(actual) => actual,
             Err(err) => return self.fail(pos, err.to_string()),
