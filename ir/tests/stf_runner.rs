@@ -144,3 +144,28 @@ fn a_syntax_error_message_does_not_repeat_its_position() {
         failure.message
     );
 }
+
+/// `packet` to an rdma scu feeds its stream kernel the packet's payload, as `scenicc sim` does
+/// (docs/testing.md, "How rdma and tcp scus are fed"): a RoCEv2 SEND ONLY (opcode 0x04, pad 0) to
+/// QP 0x11 carries the payload 01020304 between its 12-byte BTH and its 4-byte ICRC; the kernel
+/// passes each word inverted (§7.17), so the packet leaves on the pass port (257) with fefdfcfb in
+/// place of its payload and everything else unchanged. A RoCE packet with no payload (opcode 0x11,
+/// a BTH and the ICRC only) produces no word and no output.
+#[test]
+fn a_packet_to_an_rdma_scu_feeds_its_payload_to_the_stream_kernel() {
+    let module = lower("scu inv on rdma(qp) {\n    stream(word: bit<512>) { pass(~word); }\n}\n");
+    let head = "020000000001 020000000002 0800 \
+                4500003000004000401100000a0000010a000002 c00012b7001c0000 \
+                040000ff00000011 00000000";
+    let empty = "020000000001 020000000002 0800 \
+                 4500002c00004000401100000a0000010a000002 c00012b700180000 \
+                 110000ff00000011 00000000";
+    let text = format!(
+        "packet 0 {head} 01020304 deadbeef\nexpect 257 {head} fefdfcfb deadbeef $\n\
+         packet 0 {empty} deadbeef\nno_packet\n"
+    );
+    let report = run_text(&module, &text, None);
+    assert!(report.ok(), "{:?}", report.failures);
+    // The expectation; `no_packet` is a statement, not a check (docs/testing.md).
+    assert_eq!(report.passed, 1);
+}

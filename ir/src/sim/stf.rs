@@ -6,7 +6,8 @@
 //! (as in p4c). `expect_dma` works the same way on the words pushed to an output. Every expectation
 //! and every check counts as one test; the report lists each failure with its line and column.
 
-use super::device::Device;
+use super::device::{Device, WordOutput};
+use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};
 use super::{port_of, PASS_PORT};
 use crate::entities::{CcId, ScuId};
@@ -16,7 +17,7 @@ use crate::interp::Machine;
 use crate::io::stf::{
     self, CmpOp, Command, CommandKind, Count, CounterIndex, ExpectPattern, Pos, Removal,
 };
-use crate::program::Module;
+use crate::program::{Attach, Module};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// A failed expectation or check.
@@ -72,6 +73,7 @@ pub fn run_on(device: &mut dyn Device, commands: &[Command], scu: Option<&str>) 
         received: BTreeMap::new(),
         dma_expected: BTreeMap::new(),
         dma_received: BTreeMap::new(),
+        tcp_sessions: TcpSessions::default(),
         handles: HashMap::new(),
         report,
     };
@@ -189,6 +191,8 @@ struct Runner<'a> {
     dma_expected: Queue<(String, usize)>,
     dma_received: BTreeMap<(String, usize), VecDeque<Vec<u8>>>,
     handles: HashMap<String, (String, u64)>,
+    /// TCP connections numbered as `scenicc sim` numbers them (`packet` to a `tcp` scu).
+    tcp_sessions: TcpSessions,
     report: StfReport,
 }
 
@@ -311,13 +315,75 @@ impl Runner<'_> {
                 format!("port {port} does not exist: ports are 0 to 255"),
             );
         };
-        let outputs = match self.device.packet(scu, data, port, self.now) {
-            Ok(outputs) => outputs,
-            Err(err) => return self.fail(pos, err.to_string()),
+        // As `scenicc sim` feeds a capture (docs/testing.md, "How rdma and tcp scus are fed"): the
+        // per-packet code sees the packet, and an rdma or tcp scu's stream kernel its payload.
+        let def = &self.device.module().scus[scu];
+        let has_control = def.control.is_some() || def.attach == Attach::SlowPath;
+        let (attach, has_stream) = (def.attach, def.stream.is_some());
+        if has_control {
+            let outputs = match self.device.packet(scu, data, port, self.now) {
+                Ok(outputs) => outputs,
+                Err(err) => return self.fail(pos, err.to_string()),
+            };
+            for (dest, bytes) in outputs {
+                self.received
+                    .entry(port_of(&dest))
+                    .or_default()
+                    .push_back(bytes);
+            }
+        }
+        if has_stream {
+            self.packet_payload(pos, scu, attach, data);
+        }
+    }
+
+    /// The payload of a packet to an rdma or tcp scu, fed to its stream kernel word by word; what
+    /// the kernel passes on replaces the payload, and the packet leaves on the pass port.
+    fn packet_payload(&mut self, pos: Pos, scu: ScuId, attach: Attach, data: &[u8]) {
+        let found = match attach {
+            Attach::Rdma => payload::roce_payload(data),
+            Attach::Tcp => payload::tcp_payload(data, &mut self.tcp_sessions),
+            Attach::SlowPath => None,
         };
-        for (dest, bytes) in outputs {
-            self.received
-                .entry(port_of(&dest))
+        let Some(Payload { flow, range, last }) = found else {
+            return;
+        };
+        let bytes = data.get(range.clone()).unwrap_or_default();
+        let words = bytes.len().div_ceil(64);
+        let mut passed = Vec::new();
+        for (i, chunk) in bytes.chunks(64).enumerate() {
+            let (word, keep) = bytes_word(chunk);
+            let is_last = last && i + 1 == words;
+            match self.device.word(scu, flow, &word, keep, is_last, self.now) {
+                Ok(output) => self.take_word_output(output, &mut passed),
+                Err(err) => return self.fail(pos, err.to_string()),
+            }
+        }
+        if passed.is_empty() {
+            return;
+        }
+        let mut rebuilt = data.to_vec();
+        let end = (range.start + passed.len()).min(data.len());
+        if let (Some(out), Some(from)) = (
+            rebuilt.get_mut(range.start..end),
+            passed.get(..end - range.start),
+        ) {
+            out.copy_from_slice(from);
+        }
+        self.received
+            .entry(PASS_PORT)
+            .or_default()
+            .push_back(rebuilt);
+    }
+
+    /// Keeps the words a kernel passed on (appended to `passed`) and queues the ones it pushed.
+    fn take_word_output(&mut self, output: WordOutput, passed: &mut Vec<u8>) {
+        for bytes in output.passed {
+            passed.extend(bytes);
+        }
+        for (out, index, bytes) in output.pushed {
+            self.dma_received
+                .entry((out, index))
                 .or_default()
                 .push_back(bytes);
         }
@@ -335,18 +401,9 @@ impl Runner<'_> {
         for (i, chunk) in chunks.iter().enumerate() {
             let (word, keep) = bytes_word(chunk);
             let last = i + 1 == chunks.len();
-            let output = match self.device.word(scu, flow, &word, keep, last, self.now) {
-                Ok(output) => output,
+            match self.device.word(scu, flow, &word, keep, last, self.now) {
+                Ok(output) => self.take_word_output(output, &mut passed),
                 Err(err) => return self.fail(pos, err.to_string()),
-            };
-            for bytes in output.passed {
-                passed.extend(bytes);
-            }
-            for (out, index, bytes) in output.pushed {
-                self.dma_received
-                    .entry((out, index))
-                    .or_default()
-                    .push_back(bytes);
             }
         }
         if !passed.is_empty() {
