@@ -349,3 +349,12 @@ fn cc_features_diff() {
     let (module, info) = load_path(&path);
     diff("cc_features.sn", &module, &info, 0x5eed_0031);
 }
+
+/// Nested arrays in per-flow state written through compound assignments (issue 10: places that
+/// reach an element through a field or another element), under generated events.
+#[test]
+fn nested_state_places_diff() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/lower_issue10_cc.sn");
+    let (module, info) = load_path(&path);
+    diff("lower_issue10_cc.sn", &module, &info, 0x5eed_0041);
+}
