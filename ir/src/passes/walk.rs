@@ -86,7 +86,19 @@ pub(crate) fn map_operands(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
                 *i = f(*i);
             }
         }
-        _ => {}
+        // No operands (`ActionData`'s `apply` is a reference, not an operand: see map_refs).
+        Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::Csr(_)
+        | Expr::Meta(_)
+        | Expr::Packet(_)
+        | Expr::Beat(_)
+        | Expr::FlowId
+        | Expr::CcState(_)
+        | Expr::CcParam(_)
+        | Expr::Lookahead(_)
+        | Expr::Apply(_)
+        | Expr::ActionData { .. } => {}
     }
 }
 
@@ -121,7 +133,18 @@ pub(crate) fn map_stmt_roots(s: &mut Stmt, f: &mut dyn FnMut(ExprId) -> ExprId) 
             *word = f(*word);
         }
         Stmt::Count(_, Some(i)) | Stmt::SetValid(_, Some(i), _) => *i = f(*i),
-        _ => {}
+        // No expression of their own (nested blocks are not roots of this statement).
+        Stmt::Return(None)
+        | Stmt::Count(_, None)
+        | Stmt::SetValid(_, None, _)
+        | Stmt::For { .. }
+        | Stmt::Block(_)
+        | Stmt::Drop
+        | Stmt::ToHost
+        | Stmt::ToScu(_)
+        | Stmt::Extract(_)
+        | Stmt::Emit(_)
+        | Stmt::Restart(_) => {}
     }
 }
 
@@ -174,7 +197,11 @@ pub(crate) fn place_local(p: &Place) -> Option<LocalId> {
         Place::Field(base, _) | Place::Slice(base, _, _) | Place::Index(base, _) => {
             place_local(base)
         }
-        _ => None,
+        Place::Csr(_)
+        | Place::Meta(_)
+        | Place::HeaderField { .. }
+        | Place::Header { .. }
+        | Place::CcState(_) => None,
     }
 }
 
@@ -185,7 +212,11 @@ pub(crate) fn map_place_local(p: &mut Place, f: &mut dyn FnMut(LocalId) -> Local
         Place::Field(base, _) | Place::Slice(base, _, _) | Place::Index(base, _) => {
             map_place_local(base, f)
         }
-        _ => {}
+        Place::Csr(_)
+        | Place::Meta(_)
+        | Place::HeaderField { .. }
+        | Place::Header { .. }
+        | Place::CcState(_) => {}
     }
 }
 
@@ -199,7 +230,22 @@ pub(crate) fn child_blocks(s: &Stmt) -> Vec<&Block> {
             .chain(std::iter::once(default))
             .collect(),
         Stmt::For { body, .. } | Stmt::Block(body) => vec![body],
-        _ => Vec::new(),
+        Stmt::Let(..)
+        | Stmt::Assign(..)
+        | Stmt::Eval(_)
+        | Stmt::Return(_)
+        | Stmt::Drop
+        | Stmt::ToHost
+        | Stmt::ToNetwork(_)
+        | Stmt::ToScu(_)
+        | Stmt::Notify(..)
+        | Stmt::Pass(_)
+        | Stmt::Push(..)
+        | Stmt::Count(..)
+        | Stmt::Extract(_)
+        | Stmt::Emit(_)
+        | Stmt::SetValid(..)
+        | Stmt::Restart(_) => Vec::new(),
     }
 }
 
@@ -213,7 +259,22 @@ pub(crate) fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
             .chain(std::iter::once(default))
             .collect(),
         Stmt::For { body, .. } | Stmt::Block(body) => vec![body],
-        _ => Vec::new(),
+        Stmt::Let(..)
+        | Stmt::Assign(..)
+        | Stmt::Eval(_)
+        | Stmt::Return(_)
+        | Stmt::Drop
+        | Stmt::ToHost
+        | Stmt::ToNetwork(_)
+        | Stmt::ToScu(_)
+        | Stmt::Notify(..)
+        | Stmt::Pass(_)
+        | Stmt::Push(..)
+        | Stmt::Count(..)
+        | Stmt::Extract(_)
+        | Stmt::Emit(_)
+        | Stmt::SetValid(..)
+        | Stmt::Restart(_) => Vec::new(),
     }
 }
 

@@ -16,10 +16,9 @@
 use super::body::Checker;
 use super::error::{AnyId, Construct, ValidationError};
 use super::stmt::operands;
-use super::types::{cast_ok, check_type, is_integer, is_numeric};
-use crate::body::{BeatField, BinaryOp, Expr, PacketField, UnaryOp};
+use super::types::{check_type, is_integer, is_numeric};
+use crate::body::{BinaryOp, Expr, UnaryOp};
 use crate::entities::*;
-use crate::program::Attach;
 use crate::span::Span;
 use crate::types::Type;
 use cranelift_entity::SecondaryMap;
@@ -111,21 +110,13 @@ impl Checker<'_> {
         }
     }
 
+    /// One expression: a single exhaustive match that hands each variant to the check of its
+    /// family (references to storage, accesses, operators, invocations, members, literals).
     fn expr(&mut self, id: ExprId, e: &Expr, span: Span) -> R {
         match e {
             Expr::Const(c) => self.types.check_const(c, self.ty(id), self.loc(), span),
-            Expr::Local(l) => match self.body.locals.get(*l) {
-                Some(local) => self.result(id, &local.ty, span),
-                None => Err(self.invalid(AnyId::Local(*l), span)),
-            },
-            Expr::Csr(c) => {
-                let scu = self.scu(AnyId::Csr(*c), span)?;
-                let csr = scu
-                    .csrs
-                    .get(*c)
-                    .ok_or_else(|| self.invalid(AnyId::Csr(*c), span))?;
-                self.result(id, &csr.ty, span)
-            }
+            Expr::Local(l) => self.local_ref(id, *l, span),
+            Expr::Csr(c) => self.csr_ref(id, *c, span),
             Expr::Meta(f) => {
                 let ty = self.meta_field(*f, span)?;
                 self.result(id, &ty, span)
@@ -143,106 +134,47 @@ impl Checker<'_> {
                 self.instance(*inst, *index, span)?;
                 self.result(id, &Type::Bool, span)
             }
-            Expr::Packet(f) => {
-                self.construct(Construct::Packet, span)?;
-                let ty = match f {
-                    PacketField::Len => Type::Bits(16),
-                    PacketField::Port => Type::Bits(8),
-                    PacketField::Timestamp => Type::Bits(64),
-                };
-                self.result(id, &ty, span)
-            }
-            Expr::Beat(f) => {
-                self.construct(Construct::Beat, span)?;
-                let ty = match f {
-                    BeatField::Last => Type::Bool,
-                    BeatField::Keep => Type::Bits(64),
-                };
-                self.result(id, &ty, span)
-            }
-            _ => self.expr_more(id, e, span),
-        }
-    }
-
-    fn expr_more(&mut self, id: ExprId, e: &Expr, span: Span) -> R {
-        match e {
-            Expr::FlowId => {
-                self.construct(Construct::FlowId, span)?;
-                match self.unit.scu.map(|(_, s)| s.attach) {
-                    Some(Attach::Rdma) => self.result(id, &Type::Bits(24), span),
-                    Some(Attach::Tcp) => self.result(id, &Type::Bits(16), span),
-                    // In a top-level function: the width depends on the caller's scu.
-                    _ => Ok(()),
-                }
-            }
-            Expr::CcState(s) => {
-                let cc = self.cc(AnyId::CcState(*s), span)?;
-                let state = cc
-                    .state
-                    .get(*s)
-                    .ok_or_else(|| self.invalid(AnyId::CcState(*s), span))?;
-                self.result(id, &state.ty, span)
-            }
-            Expr::CcParam(p) => {
-                let cc = self.cc(AnyId::CcParam(*p), span)?;
-                let param = cc
-                    .params
-                    .get(*p)
-                    .ok_or_else(|| self.invalid(AnyId::CcParam(*p), span))?;
-                self.result(id, &param.ty, span)
-            }
+            Expr::Packet(f) => self.packet_field(id, *f, span),
+            Expr::Beat(f) => self.beat_field(id, *f, span),
+            Expr::FlowId => self.flow_id(id, span),
+            Expr::CcState(s) => self.cc_state_ref(id, *s, span),
+            Expr::CcParam(p) => self.cc_param_ref(id, *p, span),
             Expr::Field { base, field } => {
                 let ty = self.field(&self.ty(*base).clone(), *field, span)?;
                 self.result(id, &ty, span)
             }
-            Expr::Index { base, .. } => match self.ty(*base) {
-                Type::Array(elem, _) => self.result(id, &elem.clone(), span),
-                ty => Err(ValidationError::IndexNonArray {
-                    body: self.at,
-                    ty: ty.clone(),
-                    span,
-                }),
-            },
+            Expr::Index { base, .. } => self.index_access(id, *base, span),
             Expr::Slice { base, hi, lo } => self.slice(id, *base, *hi, *lo, span),
-            Expr::SliceDyn { base, lo, width } => {
-                let base_width = self.integer_width(id, 0, *base, span)?;
-                if !matches!(self.ty(*lo), Type::Bits(_)) {
-                    return Err(self.operand_type(id, 1, *lo, span));
-                }
-                if *width == 0 || *width > base_width {
-                    let (hi, lo) = (width.saturating_sub(1), 0);
-                    return Err(ValidationError::SliceBounds {
-                        body: self.at,
-                        expr: Some(id),
-                        hi,
-                        lo,
-                        width: base_width,
-                        span,
-                    });
-                }
-                self.result(id, &Type::Bits(*width), span)
-            }
+            Expr::SliceDyn { base, lo, width } => self.slice_dyn(id, *base, *lo, *width, span),
             Expr::Unary(op, a) => self.unary(id, *op, *a, span),
             Expr::Binary(op, a, b) => self.binary(id, *op, *a, *b, span),
-            Expr::Cast(a) => {
-                let (from, to) = (self.ty(*a), self.ty(id));
-                let enums = &self.types.module.enums;
-                if cast_ok(from, to, |e| enums.get(e).map_or(0, |d| d.width)) {
-                    return Ok(());
-                }
-                Err(ValidationError::BadCast {
-                    body: self.at,
-                    expr: id,
-                    from: from.clone(),
-                    to: to.clone(),
-                    span,
-                })
-            }
+            Expr::Cast(a) => self.cast(id, *a, span),
             Expr::Select(c, a, b) => self.select(id, *c, *a, *b),
             Expr::Call(f, args) => self.call(id, *f, args, span),
             Expr::CallAction(a, args) => self.call_action(id, *a, args, span),
             Expr::Intrinsic(i, args) => self.intrinsic(id, *i, args, span),
-            _ => self.expr_member(id, e, span),
+            Expr::Lookahead(n) => {
+                self.construct(Construct::Lookahead, span)?;
+                self.result(id, &Type::Bits(*n), span)
+            }
+            Expr::MapGet(m, k) => self.map_op(id, *m, *k, None, true, span),
+            Expr::MapContains(m, k) | Expr::MapRemove(m, k) => {
+                self.map_op(id, *m, *k, None, false, span)
+            }
+            Expr::MapInsert(m, k, v) => self.map_op(id, *m, *k, Some(*v), false, span),
+            Expr::MeterExceeds(m, index, len) => self.meter_exceeds(id, *m, *index, *len, span),
+            Expr::Apply(t) => self.apply(id, *t, span),
+            Expr::ActionData {
+                apply,
+                action,
+                param,
+            } => self.action_data(id, *apply, *action, *param, span),
+            Expr::StructLit(values) => self.struct_lit(id, values, span),
+            Expr::ArrayLit(items) => self.array_lit(id, items, span),
+            Expr::Tuple(items) => {
+                let tys: Vec<Type> = items.iter().map(|i| self.ty(*i).clone()).collect();
+                self.result(id, &Type::Tuple(tys), span)
+            }
         }
     }
 
@@ -252,85 +184,6 @@ impl Checker<'_> {
         self.expect_type(&Type::Bool, c)?;
         self.expect_type(&ty, a)?;
         self.expect_type(&ty, b)
-    }
-
-    /// Maps, meters, tables, lookahead and literals.
-    fn expr_member(&mut self, id: ExprId, e: &Expr, span: Span) -> R {
-        match e {
-            Expr::Lookahead(n) => {
-                self.construct(Construct::Lookahead, span)?;
-                self.result(id, &Type::Bits(*n), span)
-            }
-            Expr::MapGet(m, k)
-            | Expr::MapContains(m, k)
-            | Expr::MapRemove(m, k)
-            | Expr::MapInsert(m, k, _) => {
-                let scu = self.scu(AnyId::Map(*m), span)?;
-                let map = scu
-                    .maps
-                    .get(*m)
-                    .ok_or_else(|| self.invalid(AnyId::Map(*m), span))?;
-                self.expect_type(&map.key, *k)?;
-                if let Expr::MapInsert(_, _, v) = e {
-                    self.expect_type(&map.value, *v)?;
-                }
-                let ty = if matches!(e, Expr::MapGet(..)) {
-                    map.value.clone()
-                } else {
-                    Type::Bool
-                };
-                self.result(id, &ty, span)
-            }
-            Expr::MeterExceeds(m, index, len) => {
-                self.construct(Construct::Meter, span)?;
-                let scu = self.scu(AnyId::Meter(*m), span)?;
-                let meter = scu
-                    .meters
-                    .get(*m)
-                    .ok_or_else(|| self.invalid(AnyId::Meter(*m), span))?;
-                if index.is_none() && meter.size != 1 {
-                    return Err(ValidationError::IndexForm {
-                        body: self.at,
-                        target: AnyId::Meter(*m),
-                        span,
-                    });
-                }
-                self.expect_type(&Type::Bits(16), *len)?;
-                self.result(id, &Type::Bool, span)
-            }
-            Expr::Apply(t) => {
-                self.construct(Construct::Apply, span)?;
-                let scu = self.scu(AnyId::Table(*t), span)?;
-                scu.tables
-                    .get(*t)
-                    .ok_or_else(|| self.invalid(AnyId::Table(*t), span))?;
-                self.info.applies.push(*t);
-                self.result(id, &Type::TableResult(*t), span)
-            }
-            Expr::ActionData {
-                apply,
-                action,
-                param,
-            } => self.action_data(id, *apply, *action, *param, span),
-            Expr::StructLit(values) => self.struct_lit(id, values, span),
-            Expr::ArrayLit(items) => {
-                let Type::Array(elem, n) = self.ty(id).clone() else {
-                    return Err(ValidationError::IndexNonArray {
-                        body: self.at,
-                        ty: self.ty(id).clone(),
-                        span,
-                    });
-                };
-                self.arity(id, n as usize, items.len(), span)?;
-                items.iter().try_for_each(|i| self.expect_type(&elem, *i))
-            }
-            Expr::Tuple(items) => {
-                let tys: Vec<Type> = items.iter().map(|i| self.ty(*i).clone()).collect();
-                self.result(id, &Type::Tuple(tys), span)
-            }
-            // Every other variant is checked by `expr` or `expr_more`.
-            _ => Ok(()),
-        }
     }
 
     /// Checks that operand `op` has type `expected` (a `TypeMismatch` at the operand's span).
@@ -361,7 +214,7 @@ impl Checker<'_> {
     }
 
     /// The width of an integer operand.
-    fn integer_width(
+    pub(super) fn integer_width(
         &self,
         id: ExprId,
         n: u32,

@@ -57,6 +57,7 @@ mod expr;
 mod info;
 mod invoke;
 mod layout;
+mod refs;
 mod scu;
 mod stmt;
 mod table;

@@ -140,7 +140,41 @@ impl Checker<'_> {
                     .map_or(0, |m| m.size);
                 self.bounds(*i, size, span)
             }
-            _ => Ok(()),
+            // In scope, bound, or with no index to bound: nothing that depends on the place of use
+            // (the rest of each expression is checked by the first pass, expr.rs).
+            Expr::Local(_)
+            | Expr::ActionData { .. }
+            | Expr::Header { index: None, .. }
+            | Expr::HeaderField { index: None, .. }
+            | Expr::HeaderValid { index: None, .. }
+            | Expr::MeterExceeds(_, None, _)
+            | Expr::Const(_)
+            | Expr::Csr(_)
+            | Expr::Meta(_)
+            | Expr::Packet(_)
+            | Expr::Beat(_)
+            | Expr::FlowId
+            | Expr::CcState(_)
+            | Expr::CcParam(_)
+            | Expr::Field { .. }
+            | Expr::Slice { .. }
+            | Expr::SliceDyn { .. }
+            | Expr::Unary(..)
+            | Expr::Binary(..)
+            | Expr::Cast(_)
+            | Expr::Select(..)
+            | Expr::Call(..)
+            | Expr::CallAction(..)
+            | Expr::Intrinsic(..)
+            | Expr::Lookahead(_)
+            | Expr::MapGet(..)
+            | Expr::MapContains(..)
+            | Expr::MapInsert(..)
+            | Expr::MapRemove(..)
+            | Expr::Apply(_)
+            | Expr::StructLit(_)
+            | Expr::ArrayLit(_)
+            | Expr::Tuple(_) => Ok(()),
         }
     }
 
