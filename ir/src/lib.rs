@@ -23,6 +23,7 @@ pub mod manifest;
 pub mod model;
 pub mod passes;
 pub mod print;
+pub mod proc;
 pub mod program;
 pub mod sim;
 pub mod span;
