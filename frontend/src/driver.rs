@@ -306,8 +306,10 @@ fn sort_diagnostics(diags: &mut [Diagnostic]) {
     });
 }
 
-/// Checks source text held in memory: the convenience entry point for tests and tools.
-pub fn check_source(name: &str, text: &str, options: CheckOptions) -> CheckReport {
+/// The frontend's diagnostics of source text held in memory (tests and tools): parsing, names and
+/// types only. Not everything `scenicc check` reports: budget errors (E0604) need the IR's timing
+/// analysis, which `scenic_ir::check::check_source` adds.
+pub fn check_frontend_only(name: &str, text: &str, options: CheckOptions) -> CheckReport {
     let mut session = Session::new();
     session.add_source(name, text);
     session.check(options)

@@ -20,7 +20,7 @@ pub mod stack;
 pub mod stdlib;
 pub mod typeck;
 
-pub use driver::{check_source, CheckOptions, CheckReport, LoadError, Session};
+pub use driver::{check_frontend_only, CheckOptions, CheckReport, LoadError, Session};
 pub mod consteval;
 pub mod p4;
 pub mod types;

@@ -3,7 +3,7 @@
 //! from C's `?:` and from a missing `else` to the right form. Each expectation quotes the rule of
 //! §4.17 (or §4.2 for the literal typing it shares with binary operators) that decides it.
 
-use scenic_frontend::{check_source, CheckOptions};
+use scenic_frontend::{check_frontend_only, CheckOptions};
 
 /// The codes of the diagnostics of `body` placed in the control of a small scu (unused-name
 /// warnings aside: the scaffold declares more than each case uses).
@@ -11,7 +11,7 @@ fn codes_in_control(body: &str) -> Vec<&'static str> {
     let text = format!(
         "const A: bit<8> = 5;\nscu s on slow_path {{\n    csr x: bit<8>;\n    csr y: bit<16>;\n    fn f() -> bit<8> {{ x += 1; return x; }}\n    control {{\n        let mut z: int<8> = x as int<8>;\n{body}\n        x = z as bit<8>;\n    }}\n}}\n"
     );
-    let report = check_source("c.sn", &text, CheckOptions::default());
+    let report = check_frontend_only("c.sn", &text, CheckOptions::default());
     report
         .diagnostics
         .iter()
@@ -64,11 +64,11 @@ fn branches_are_typed_like_binary_operands() {
 fn constant_ifs_and_chains() {
     // §4.17 Constants: a constant condition and constant branches make a constant expression.
     let ok = "const A: bit<8> = 5;\nconst B: bit<8> = if A > 3 { 1 } else { 2 };\nconst C: bit<8> = if A > 9 { 1 } else if A > 4 { 2 } else { 3 };\nconst D: bit<8> = B + C;\n";
-    let report = check_source("k.sn", ok, CheckOptions::default());
+    let report = check_frontend_only("k.sn", ok, CheckOptions::default());
     assert!(report.diagnostics.is_empty(), "{}", report.render_plain());
     // An untaken branch that does not fit is still an error: both branches are typed.
     let bad = "const A: bit<8> = 5;\nconst B: bit<8> = if A > 3 { 1 } else { 256 };\n";
-    let report = check_source("k.sn", bad, CheckOptions::default());
+    let report = check_frontend_only("k.sn", bad, CheckOptions::default());
     let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.id).collect();
     assert_eq!(codes, ["E0203"]);
 }

@@ -1,10 +1,10 @@
 //! The driver end to end on small programs: rendering, JSON, recovery across items.
 
-use scenic_frontend::{check_source, CheckOptions};
+use scenic_frontend::{check_frontend_only, CheckOptions};
 
 #[test]
 fn syntax_errors_in_several_items_are_all_reported() {
-    let report = check_source(
+    let report = check_frontend_only(
         "bad.sn",
         "const A: bit<8> = 10mb;\nconst B: bit<8> = 0xZZ;\nfunction f() {}\n",
         CheckOptions::default(),
@@ -18,7 +18,7 @@ fn syntax_errors_in_several_items_are_all_reported() {
 
 #[test]
 fn json_lines_carry_locations() {
-    let report = check_source(
+    let report = check_frontend_only(
         "j.sn",
         "\n  const A: bit<8> = 1.5ns;",
         CheckOptions::default(),
@@ -36,7 +36,7 @@ fn json_lines_carry_locations() {
 
 #[test]
 fn a_standard_module_can_be_imported_whole() {
-    let report = check_source(
+    let report = check_frontend_only(
         "m.sn",
         "use std::net;\nuse std::hash;\nconst T: bit<16> = net::ETHERTYPE_IPV4;\nfn f(x: bit<32>) -> bit<32> { return hash::crc32(x); }\n",
         CheckOptions::default(),
@@ -46,7 +46,7 @@ fn a_standard_module_can_be_imported_whole() {
 
 #[test]
 fn short_names_get_no_far_fetched_suggestions() {
-    let report = check_source(
+    let report = check_frontend_only(
         "s.sn",
         "const G: bit<8> = 1;\nconst H: bit<8> = t;\n",
         CheckOptions::default(),
