@@ -104,6 +104,8 @@
 //!
 //! Comments `// file.sn:LINE` point each statement back to its source ([`SourceLines`]).
 
+#![deny(missing_docs)]
+
 pub mod analysis;
 pub mod cc_sim;
 pub mod conv;

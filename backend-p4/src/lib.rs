@@ -40,6 +40,8 @@
 //!
 //! The metadata layouts, the port numbering and every restriction are documented in `docs/p4.md`.
 
+#![deny(missing_docs)]
+
 pub mod analysis;
 pub mod conv;
 pub mod error;

@@ -22,28 +22,60 @@ use crate::split::{self, ChunkKind, SplitFile};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A source file: its display name and its text.
-#[salsa::input(debug)]
-pub struct SourceFile {
-    /// The name diagnostics show (the path as given, or `<std>/net.sn`).
-    #[returns(ref)]
-    pub name: String,
-    /// The text.
-    #[returns(ref)]
-    pub text: String,
-    /// The file's index in the source map.
-    #[returns(copy)]
-    pub id: FileId,
+/// The salsa inputs and interned keys. In a module of their own because the code salsa generates
+/// for them (constructors, getters, setters) carries no documentation, which the crate's
+/// `deny(missing_docs)` would refuse; the structs and their fields are documented here.
+mod salsa_items {
+    #![allow(missing_docs)]
+    use super::*;
+
+    /// A source file: its display name and its text.
+    #[salsa::input(debug)]
+    pub struct SourceFile {
+        /// The name diagnostics show (the path as given, or `<std>/net.sn`).
+        #[returns(ref)]
+        pub name: String,
+        /// The text.
+        #[returns(ref)]
+        pub text: String,
+        /// The file's index in the source map.
+        #[returns(copy)]
+        pub id: FileId,
+    }
+
+    /// Which file each module path names. Keys are `std::net` for standard modules and the file's path for
+    /// user modules (`dir/common.sn` for `use common::...` in `dir/main.sn`).
+    #[salsa::input(singleton, debug)]
+    pub struct Workspace {
+        /// Module key to file.
+        #[returns(ref)]
+        pub modules: BTreeMap<String, SourceFile>,
+    }
+
+    /// The text of one chunk and how to parse it.
+    #[salsa::interned(debug)]
+    pub struct ChunkText<'db> {
+        /// The chunk's source text.
+        #[returns(ref)]
+        pub text: String,
+        /// How to parse it.
+        #[returns(copy)]
+        pub tag: ChunkTag,
+    }
+
+    /// Chunk `index` of `file`.
+    #[salsa::interned(debug)]
+    pub struct ChunkKey<'db> {
+        /// The file.
+        #[returns(copy)]
+        pub file: SourceFile,
+        /// The chunk's index in [`file_split`].
+        #[returns(copy)]
+        pub index: u32,
+    }
 }
 
-/// Which file each module path names. Keys are `std::net` for standard modules and the file's path for
-/// user modules (`dir/common.sn` for `use common::...` in `dir/main.sn`).
-#[salsa::input(singleton, debug)]
-pub struct Workspace {
-    /// Module key to file.
-    #[returns(ref)]
-    pub modules: BTreeMap<String, SourceFile>,
-}
+pub use salsa_items::{ChunkKey, ChunkText, SourceFile, Workspace};
 
 /// The database.
 #[salsa::db]
@@ -106,28 +138,6 @@ impl ChunkTag {
             ChunkTag::Member => ChunkKind::Member { parent: 0 },
         }
     }
-}
-
-/// The text of one chunk and how to parse it.
-#[salsa::interned(debug)]
-pub struct ChunkText<'db> {
-    /// The chunk's source text.
-    #[returns(ref)]
-    pub text: String,
-    /// How to parse it.
-    #[returns(copy)]
-    pub tag: ChunkTag,
-}
-
-/// Chunk `index` of `file`.
-#[salsa::interned(debug)]
-pub struct ChunkKey<'db> {
-    /// The file.
-    #[returns(copy)]
-    pub file: SourceFile,
-    /// The chunk's index in [`file_split`].
-    #[returns(copy)]
-    pub index: u32,
 }
 
 /// A file cut into chunks.

@@ -7,6 +7,8 @@
 //! find. `docs/language.md` is the reference for the language; `docs/errors.md` explains every
 //! diagnostic code.
 
+#![deny(missing_docs)]
+
 pub mod ast;
 pub mod check;
 pub mod db;

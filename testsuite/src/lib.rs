@@ -26,3 +26,5 @@
 //! deliberate change to a message. Review every new or changed `.snap` file as if it were code: the
 //! message, the location, the labels and the help must all be right. No `.snap.new` file may be
 //! committed.
+
+#![deny(missing_docs)]

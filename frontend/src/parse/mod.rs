@@ -21,10 +21,18 @@ use pest::error::{ErrorVariant, InputLocation};
 use pest::iterators::Pair;
 use pest::Parser;
 
-/// The pest parser generated from `grammar.pest`.
-#[derive(pest_derive::Parser)]
-#[grammar = "grammar.pest"]
-pub struct SnParser;
+/// The pest parser generated from `grammar.pest`, and its `Rule` enum (one variant per rule of
+/// the grammar, which documents them). In a module of their own because pest generates the enum
+/// without documentation, which the crate's `deny(missing_docs)` would refuse.
+mod generated {
+    #![allow(missing_docs)]
+    /// The parser.
+    #[derive(pest_derive::Parser)]
+    #[grammar = "grammar.pest"]
+    pub struct SnParser;
+}
+
+pub use generated::{Rule, SnParser};
 
 /// The AST of one chunk.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

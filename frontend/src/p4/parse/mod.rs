@@ -18,10 +18,18 @@ use pest::error::InputLocation;
 use pest::iterators::Pair;
 use pest::Parser as _;
 
-/// The pest parser generated from `p4.pest`.
-#[derive(pest_derive::Parser)]
-#[grammar = "p4/p4.pest"]
-pub struct P4Parser;
+/// The pest parser generated from `p4.pest`, and its `Rule` enum (one variant per rule of
+/// the grammar, which documents them). In a module of their own because pest generates the enum
+/// without documentation, which the crate's `deny(missing_docs)` would refuse.
+mod generated {
+    #![allow(missing_docs)]
+    /// The parser.
+    #[derive(pest_derive::Parser)]
+    #[grammar = "p4/p4.pest"]
+    pub struct P4Parser;
+}
+
+pub use generated::{P4Parser, Rule};
 
 /// The deepest bracket nesting the reader accepts; it keeps pest's recursion and every later
 /// recursive walk within the stack.
