@@ -58,6 +58,8 @@ struct CcTb {
     stale: bool,
     /// Every notification the kernel raised, in the order it wrote them.
     notes: Vec<CsimNote>,
+    /// How many of `notes` [`CcSim::new_notifications`] has returned.
+    notes_read: usize,
 }
 
 impl CcTb {
@@ -163,6 +165,7 @@ impl CcSim {
                 latest: 0,
                 stale: false,
                 notes: Vec::new(),
+                notes_read: 0,
             });
         }
         Ok(CcSim { ccs })
@@ -252,6 +255,16 @@ impl CcSim {
             .filter(|c| c.name == name)
             .flat_map(|c| c.notes.iter().cloned())
             .collect()
+    }
+
+    /// The notifications every cc's kernel raised since the last call, cc by cc.
+    pub fn new_notifications(&mut self) -> Vec<CsimNote> {
+        let mut out = Vec::new();
+        for c in &mut self.ccs {
+            out.extend(c.notes.iter().skip(c.notes_read).cloned());
+            c.notes_read = c.notes.len();
+        }
+        out
     }
 
     /// Writes a param; whether the cc and the param exist.

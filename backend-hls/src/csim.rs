@@ -11,7 +11,10 @@
 //! it); our `hls_stream.h` and `ap_axi_sdata.h` shims and the support library come with this
 //! crate.
 
+mod host;
 mod stream;
+
+pub use host::CsimNote;
 
 use crate::{Kernel, KernelFiles};
 use num_bigint::BigUint;
@@ -19,6 +22,7 @@ use scenic_ir::control::{decode_counter, ControlLayout, Op, Request, ScuControl,
 use scenic_ir::entities::{CcId, ScuId};
 use scenic_ir::interp::bits::Bits;
 use scenic_ir::interp::cc::CcEvent;
+use scenic_ir::interp::context::Notification;
 use scenic_ir::interp::runtime::{AddEntryError, CounterCell};
 use scenic_ir::interp::state::EntryError;
 use scenic_ir::interp::Destination;
@@ -29,6 +33,8 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+type DevResult<T> = Result<T, DeviceError>;
 
 /// The flags every C-simulation build uses (the issue's; `-I` paths are added per build).
 pub const CXX_FLAGS: &[&str] = &[
@@ -302,17 +308,6 @@ impl Drop for Tb {
     }
 }
 
-/// A notification the kernel raised.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CsimNote {
-    /// The scu.
-    pub scu: String,
-    /// To the Arm cores (or the host).
-    pub to_arm: bool,
-    /// The value.
-    pub value: u32,
-}
-
 /// The generated kernels of a module, C-simulated: a [`Device`] for STF and differential tests.
 pub struct CsimDevice<'m> {
     module: &'m Module,
@@ -323,6 +318,8 @@ pub struct CsimDevice<'m> {
     ccs: crate::cc_sim::CcSim,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
+    /// How many of `notifications` `Device::notifications` has returned.
+    notes_read: usize,
     /// Every DMA transfer of the stream kernels so far, in the order they left (csim/stream.rs).
     pub transfers: Vec<scenic_ir::interp::stream::DmaTransfer>,
 }
@@ -359,6 +356,7 @@ impl<'m> CsimDevice<'m> {
             next_handle: 1,
             ccs: crate::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
             notifications: Vec::new(),
+            notes_read: 0,
             transfers: Vec::new(),
         })
     }
@@ -777,6 +775,18 @@ impl Device for CsimDevice<'_> {
             }
         }
         self.ccs.event(cc, flow, event, now_ns)
+    }
+
+    fn notifications(&mut self) -> Result<Vec<Notification>, DeviceError> {
+        Ok(self.new_notifications())
+    }
+
+    fn map_write(&mut self, scu: ScuId, map: &str, k: &BigUint, v: &BigUint) -> DevResult<bool> {
+        self.write_map(scu, map, k, v)
+    }
+
+    fn map_read(&mut self, scu: ScuId, map: &str, k: &BigUint) -> DevResult<Option<BigUint>> {
+        self.read_map(scu, map, k)
     }
 
     fn cc_output(&mut self, cc: CcId, flow: u64) -> Result<Option<u64>, DeviceError> {

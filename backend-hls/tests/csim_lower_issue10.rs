@@ -78,3 +78,8 @@ fn nested_array_local_of_a_stream_kernel_on_interpreter_and_csim() {
 fn compound_assignment_to_a_stack_field_on_interpreter_and_csim() {
     stf_on_both("lower_issue10_stack");
 }
+
+#[test]
+fn notifications_and_maps_from_stf_on_interpreter_and_csim() {
+    stf_on_both("stf_notify_maps");
+}

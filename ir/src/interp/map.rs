@@ -179,6 +179,18 @@ impl MapState {
         }
     }
 
+    /// The host's read: the value of `key` without refreshing recency; `None` when absent (an
+    /// `array` cell below the size is always present, zero until written).
+    pub fn peek(&self, key: &Bits) -> Option<Value> {
+        match self.find(key) {
+            Some(i) => Some(self.values.read(i as usize)),
+            None if self.kind == MapKind::Array && self.contains(key) => Some(Value::Bits(
+                Bits::from_u64(self.values.scalar_width().max(1), 0),
+            )),
+            None => None,
+        }
+    }
+
     /// `contains` (does not refresh recency).
     pub fn contains(&self, key: &Bits) -> bool {
         match self.kind {

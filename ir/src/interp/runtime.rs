@@ -82,6 +82,8 @@ pub struct Machine<'m> {
     pub ccs: Vec<CcRuntime>,
     /// Every notification raised so far.
     pub notifications: Vec<Notification>,
+    /// How many of `notifications` the host has read through `Device::notifications`.
+    pub(crate) notifications_read: usize,
     /// Record per-packet traces.
     pub trace: bool,
     /// When time started (the first event's time).
@@ -125,6 +127,7 @@ impl<'m> Machine<'m> {
             scus,
             ccs,
             notifications: Vec::new(),
+            notifications_read: 0,
             trace: false,
             start_ns: None,
             now_ns: 0,

@@ -32,6 +32,9 @@
 //! | `check_csr <name> <op> <value>` | the host reads a CSR or `param` and compares |
 //! | `words <flow> <hex…>` | deliver one message to a stream kernel: its bytes in order, cut into 64-byte words, the last one possibly short (its `beat.keep` marks the valid bytes, `beat.last` is set) |
 //! | `expect_dma <out>[<i>] [<hex…>] [$]` | the next word pushed to output `out` (element `i` of an array) matches, as `expect` |
+//! | `expect_notify <host\|arm> <value> [from <name>]` | the next notification to that target carries this 32-bit value (and was raised by scu or cc `<name>`) |
+//! | `map_write <map> <key> <value>` | the host writes a map entry (scalar key and value) |
+//! | `check_map <map> <key> <op> <value>` / `check_map <map> <key> absent` | the host reads a map entry and compares it, or checks that the key is absent |
 //!
 //! `<op>` is one of `== != < <= > >=`. Values (`<v>`, CSR values) are integers (`42`, `0x2a`,
 //! `0b101010`), addresses, `true`/`false`, or for CSRs quantities such as `40Mbps`. Byte order of
@@ -176,6 +179,42 @@ pub enum CommandKind {
         /// What the word must look like.
         pattern: ExpectPattern,
     },
+    /// `expect_notify <host|arm> <value> [from <name>]`: the next notification to a target.
+    ExpectNotify {
+        /// To the Arm cores (`arm`) or the host (`host`).
+        to_arm: bool,
+        /// The 32-bit value it carries.
+        value: u32,
+        /// The scu or cc that must have raised it, if given.
+        from: Option<String>,
+    },
+    /// `map_write <map> <key> <value>`: the host writes a map entry.
+    MapWrite {
+        /// The map (of the test's scu).
+        map: String,
+        /// The key.
+        key: u64,
+        /// The value.
+        value: u64,
+    },
+    /// `check_map <map> <key> <op> <value>` or `check_map <map> <key> absent`.
+    CheckMap {
+        /// The map (of the test's scu).
+        map: String,
+        /// The key.
+        key: u64,
+        /// What the entry must be.
+        check: MapCheck,
+    },
+}
+
+/// What `check_map` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapCheck {
+    /// The key is present and `value op expected` holds.
+    Compare(CmpOp, u64),
+    /// The key is absent.
+    Absent,
 }
 
 /// The bytes of a stream word.
@@ -419,7 +458,7 @@ pub fn matches(expected: &ExpectPattern, actual: &[u8]) -> Result<(), Mismatch> 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StfError {
     /// The first word of a line is not a command.
-    #[error("line {line}, column {column}: unknown command `{found}` (expected packet, expect, no_packet, add, setdefault, remove, check_counter, wait, time, event, check_rate, check_window, set_csr, check_csr, words or expect_dma)")]
+    #[error("line {line}, column {column}: unknown command `{found}` (expected packet, expect, no_packet, add, setdefault, remove, check_counter, wait, time, event, check_rate, check_window, set_csr, check_csr, words, expect_dma, expect_notify, map_write or check_map)")]
     UnknownCommand {
         /// Line.
         line: u32,

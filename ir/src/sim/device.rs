@@ -14,9 +14,12 @@
 use crate::entities::{CcId, ScuId};
 use crate::interp::bits::Bits;
 use crate::interp::cc::CcEvent;
+use crate::interp::context::Notification;
 use crate::interp::runtime::{AddEntryError, CounterCell};
+use crate::interp::value::{width_of, Value};
 use crate::interp::{Destination, Machine};
 use crate::program::{KeyMatch, Module};
+use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
 
 /// Why a device could not do what was asked.
@@ -132,6 +135,44 @@ pub trait Device {
     ) -> Result<(), DeviceError>;
     /// A flow's rate (bit/s) or window (bytes); `None` before its first signal.
     fn cc_output(&mut self, cc: CcId, flow: u64) -> Result<Option<u64>, DeviceError>;
+    /// The notifications raised since the last call (by scus and ccs), in the order raised per
+    /// target. A device that cannot observe them says so.
+    fn notifications(&mut self) -> Result<Vec<Notification>, DeviceError> {
+        Err(DeviceError::Unsupported {
+            device: "this device",
+            what: "report notifications",
+        })
+    }
+    /// The host writes `key`'s value in map `map` of `scu` (a scalar value, as its bits);
+    /// `Ok(false)` when the map refuses the key (a full `hash` map, an `array` key at or above its
+    /// size). The key and value fit the map's types ([`super::setup`] checks them).
+    fn map_write(
+        &mut self,
+        scu: ScuId,
+        map: &str,
+        key: &BigUint,
+        value: &BigUint,
+    ) -> Result<bool, DeviceError> {
+        let _ = (scu, map, key, value);
+        Err(DeviceError::Unsupported {
+            device: "this device",
+            what: "write maps",
+        })
+    }
+    /// The host reads `key`'s value in map `map` of `scu` without refreshing its recency; `None`
+    /// when the key is absent.
+    fn map_read(
+        &mut self,
+        scu: ScuId,
+        map: &str,
+        key: &BigUint,
+    ) -> Result<Option<BigUint>, DeviceError> {
+        let _ = (scu, map, key);
+        Err(DeviceError::Unsupported {
+            device: "this device",
+            what: "read maps",
+        })
+    }
 }
 
 impl Device for Machine<'_> {
@@ -244,5 +285,83 @@ impl Device for Machine<'_> {
 
     fn cc_output(&mut self, cc: CcId, flow: u64) -> Result<Option<u64>, DeviceError> {
         Ok(Machine::cc_output(self, cc, flow))
+    }
+
+    fn notifications(&mut self) -> Result<Vec<Notification>, DeviceError> {
+        let from = self.notifications_read.min(self.notifications.len());
+        self.notifications_read = self.notifications.len();
+        Ok(self.notifications[from..].to_vec())
+    }
+
+    fn map_write(
+        &mut self,
+        scu: ScuId,
+        map: &str,
+        key: &BigUint,
+        value: &BigUint,
+    ) -> Result<bool, DeviceError> {
+        let Some((id, def)) = map_def(self.module, scu, map) else {
+            return Ok(false);
+        };
+        let Some(width) = scalar_width(self.module, &def.value) else {
+            return Err(struct_values());
+        };
+        let key = Bits::from_biguint(width_of(&def.key, self.module), key);
+        let value = Value::Bits(Bits::from_biguint(width, value));
+        Ok(self
+            .scus
+            .get_mut(scu.index())
+            .and_then(|s| s.maps.get_mut(id.index()))
+            .is_some_and(|m| m.insert_from(&key, &value)))
+    }
+
+    fn map_read(
+        &mut self,
+        scu: ScuId,
+        map: &str,
+        key: &BigUint,
+    ) -> Result<Option<BigUint>, DeviceError> {
+        let Some((id, def)) = map_def(self.module, scu, map) else {
+            return Ok(None);
+        };
+        if scalar_width(self.module, &def.value).is_none() {
+            return Err(struct_values());
+        }
+        let key = Bits::from_biguint(width_of(&def.key, self.module), key);
+        let state = self
+            .scus
+            .get(scu.index())
+            .and_then(|s| s.maps.get(id.index()));
+        Ok(state.and_then(|m| m.peek(&key)).map(|v| match v {
+            Value::Bits(b) => b.to_biguint(),
+            _ => BigUint::default(),
+        }))
+    }
+}
+
+/// Map `name` of scu `scu`: its id and definition.
+fn map_def<'m>(
+    module: &'m Module,
+    scu: ScuId,
+    name: &str,
+) -> Option<(crate::entities::MapId, &'m crate::program::Map)> {
+    module
+        .scus
+        .get(scu)?
+        .maps
+        .iter()
+        .find(|(_, m)| m.name == name)
+}
+
+/// The width of a scalar map value type (`bit<N>`, `int<N>`, `bool`, an enum); `None` for a
+/// struct, array or tuple.
+pub fn scalar_width(module: &Module, ty: &crate::types::Type) -> Option<u32> {
+    ty.scalar_width(|e| module.enums.get(e).map_or(8, |d| d.width))
+}
+
+fn struct_values() -> DeviceError {
+    DeviceError::Unsupported {
+        device: "scenicc test",
+        what: "read or write a map whose values are not scalars (STF maps take bit<N>, int<N>, bool or enum values)",
     }
 }

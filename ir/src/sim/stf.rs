@@ -6,6 +6,8 @@
 //! (as in p4c). `expect_dma` works the same way on the words pushed to an output. Every expectation
 //! and every check counts as one test; the report lists each failure with its line and column.
 
+mod host;
+
 use super::device::{Device, WordOutput};
 use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};
@@ -75,8 +77,14 @@ pub fn run_on(device: &mut dyn Device, commands: &[Command], scu: Option<&str>) 
         dma_received: BTreeMap::new(),
         tcp_sessions: TcpSessions::default(),
         handles: HashMap::new(),
+        notify: Default::default(),
         report,
     };
+    for c in commands {
+        if let CommandKind::ExpectNotify { to_arm, .. } = c.kind {
+            runner.notify[usize::from(to_arm)].strict = true;
+        }
+    }
     for command in commands {
         runner.command(command);
     }
@@ -103,7 +111,9 @@ fn checks(kind: &CommandKind) -> bool {
         | CommandKind::CheckCounter(_)
         | CommandKind::CheckRate { .. }
         | CommandKind::CheckWindow { .. }
-        | CommandKind::CheckCsr { .. } => true,
+        | CommandKind::CheckCsr { .. }
+        | CommandKind::ExpectNotify { .. }
+        | CommandKind::CheckMap { .. } => true,
         CommandKind::Packet { .. }
         | CommandKind::Add(_)
         | CommandKind::SetDefault { .. }
@@ -113,7 +123,8 @@ fn checks(kind: &CommandKind) -> bool {
         | CommandKind::Advance { .. }
         | CommandKind::Event { .. }
         | CommandKind::SetCsr { .. }
-        | CommandKind::Words { .. } => false,
+        | CommandKind::Words { .. }
+        | CommandKind::MapWrite { .. } => false,
     }
 }
 
@@ -193,6 +204,8 @@ struct Runner<'a> {
     handles: HashMap<String, (String, u64)>,
     /// TCP connections numbered as `scenicc sim` numbers them (`packet` to a `tcp` scu).
     tcp_sessions: TcpSessions,
+    /// Notifications to the host (0) and the Arm cores (1), and their expectations.
+    notify: [host::NotifyQueue; 2],
     report: StfReport,
 }
 
@@ -269,6 +282,13 @@ impl Runner<'_> {
                     .or_default()
                     .push_back((pattern.clone(), pos));
             }
+            CommandKind::ExpectNotify {
+                to_arm,
+                value,
+                from,
+            } => self.expect_notify(pos, *to_arm, *value, from),
+            CommandKind::MapWrite { map, key, value } => self.map_write(pos, map, *key, *value),
+            CommandKind::CheckMap { map, key, check } => self.check_map(pos, map, *key, *check),
         }
     }
 
@@ -456,6 +476,7 @@ impl Runner<'_> {
                 );
             }
         }
+        self.settle_notifications(at);
     }
 
     fn match_one(&mut self, pos: Pos, pattern: &ExpectPattern, got: Option<Vec<u8>>, place: &str) {

@@ -96,6 +96,17 @@ fn parse_line(line: u32, text: &str) -> Result<Option<Command>, StfError> {
             }
         }
         "expect_dma" => expect_dma(&mut l)?,
+        "expect_notify" => expect_notify(&mut l)?,
+        "map_write" => {
+            let map = l.name("a map name")?.text.to_string();
+            let key = l.value("map key", parse_scalar)?;
+            CommandKind::MapWrite {
+                map,
+                key,
+                value: l.value("map value", parse_scalar)?,
+            }
+        }
+        "check_map" => check_map(&mut l)?,
         _ => {
             let found = keyword.text.to_string();
             return Err(StfError::UnknownCommand {
@@ -523,4 +534,49 @@ fn ecn_flag(v: &str) -> Option<bool> {
         "1" | "true" => Some(true),
         _ => None,
     }
+}
+
+fn expect_notify(l: &mut Line<'_>) -> Result<CommandKind, StfError> {
+    const TARGET: &str = "`host` or `arm`";
+    let t = l.word(TARGET)?;
+    let to_arm = match t.text.to_ascii_lowercase().as_str() {
+        "host" => false,
+        "arm" => true,
+        _ => return Err(l.expected(TARGET, Some(t))),
+    };
+    let v = l
+        .peek()
+        .ok_or_else(|| l.expected("a 32-bit notification value", None))?;
+    let wide = l.value("notification value", parse_scalar)?;
+    let value =
+        u32::try_from(wide).map_err(|_| l.expected("a 32-bit notification value", Some(v)))?;
+    let from = match l.peek() {
+        None => None,
+        Some(t) if t.text.eq_ignore_ascii_case("from") => {
+            l.take();
+            Some(l.name("an scu or cc name")?.text.to_string())
+        }
+        Some(t) => return Err(l.expected("`from <name>` or end of line", Some(t))),
+    };
+    Ok(CommandKind::ExpectNotify {
+        to_arm,
+        value,
+        from,
+    })
+}
+
+fn check_map(l: &mut Line<'_>) -> Result<CommandKind, StfError> {
+    let map = l.name("a map name")?.text.to_string();
+    let key = l.value("map key", parse_scalar)?;
+    let check = match l.peek() {
+        Some(t) if t.text.eq_ignore_ascii_case("absent") => {
+            l.take();
+            MapCheck::Absent
+        }
+        _ => {
+            let op = l.op()?;
+            MapCheck::Compare(op, l.value("map value", parse_scalar)?)
+        }
+    };
+    Ok(CommandKind::CheckMap { map, key, check })
 }

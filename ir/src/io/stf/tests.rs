@@ -358,7 +358,7 @@ fn error_messages_say_where_and_what() {
         ("packet 99999999999 00", "line 1, column 8: expected a port number, found `99999999999`"),
         ("expect 1 ab$ cd", "line 1, column 14: expected end of line after `$`, found `cd`"),
         ("expect 1 a$b", "line 1, column 10: expected hexadecimal digits, `*` or a final `$`, found `a$b`"),
-        ("frobnicate 1", "line 1, column 1: unknown command `frobnicate` (expected packet, expect, no_packet, add, setdefault, remove, check_counter, wait, time, event, check_rate, check_window, set_csr, check_csr, words or expect_dma)"),
+        ("frobnicate 1", "line 1, column 1: unknown command `frobnicate` (expected packet, expect, no_packet, add, setdefault, remove, check_counter, wait, time, event, check_rate, check_window, set_csr, check_csr, words, expect_dma, expect_notify, map_write or check_map)"),
         ("add t k:0x1g a()", "line 1, column 12: invalid match value `0x1g`: invalid character `g` in a hexadecimal number"),
         ("add t k:22..22 a()", "line 1, column 13: invalid match value `22..22`: empty range: `..` excludes its upper bound; write `..=` (or `->`) to include it"),
         ("add t k:1 k:2 a()", "line 1, column 11: `k` is given twice"),
