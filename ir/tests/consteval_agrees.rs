@@ -68,7 +68,7 @@ fn operand(rng: &mut Rng, width: u32) -> Bits {
     let raw = match rng.next() % 8 {
         0 => 0,
         1 => 1,
-        2 => u128::MAX,           // all ones: the maximum of bit<N>, −1 of int<N>
+        2 => u128::MAX,            // all ones: the maximum of bit<N>, −1 of int<N>
         3 => 1u128 << (width - 1), // the minimum of int<N>
         _ => (u128::from(rng.next()) << 64) | u128::from(rng.next()),
     };
@@ -109,7 +109,11 @@ fn check_pair(rng: &mut Rng, width: u32, signed: bool) {
     for (f, i) in COMPARISONS {
         let runtime = ops::compare(*i, &ity, &a, &b);
         let folded = consteval::binary(*f, &fty, &exact(x), &exact(y));
-        assert_eq!(folded, Some(Value::Bool(runtime)), "{x} {f:?} {y} as {fty:?}");
+        assert_eq!(
+            folded,
+            Some(Value::Bool(runtime)),
+            "{x} {f:?} {y} as {fty:?}"
+        );
     }
 }
 
