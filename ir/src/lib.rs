@@ -24,6 +24,7 @@ pub mod model;
 pub mod passes;
 pub mod print;
 pub mod program;
+pub mod record;
 pub mod sim;
 pub mod span;
 pub mod stack;

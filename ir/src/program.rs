@@ -456,7 +456,8 @@ pub struct CcState {
     pub name: String,
     /// Its type.
     pub ty: Type,
-    /// Its value for a new flow.
+    /// Its value for a new flow; for a struct or an array, the value's record bits (first field
+    /// or element lowest, [`crate::record`]).
     pub init: Const,
 }
 
