@@ -413,6 +413,9 @@ pub struct Every {
     pub period_ns: u64,
     /// The code.
     pub body: Body,
+    /// Its head, `every T` (where diagnostics about the block as a whole point; side data, like
+    /// every span of the IR).
+    pub span: Span,
 }
 
 /// A congestion controller.

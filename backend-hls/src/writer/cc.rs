@@ -148,6 +148,7 @@ fn synthetic_scu(cc: &Cc) -> Scu {
             .map(|h| Every {
                 period_ns: 1,
                 body: h.body.clone(),
+                span: h.span,
             })
             .collect(),
         span: cc.span,
