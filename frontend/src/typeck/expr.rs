@@ -584,6 +584,24 @@ impl Checker<'_> {
                 }
             }
         }
+        self.missing_fields(&decl, fields, &ty, span);
+        if poisoned {
+            return Typed::error();
+        }
+        let value = slots
+            .and_then(|s| s.into_iter().collect::<Option<Vec<Value>>>())
+            .map(Value::Struct);
+        Typed { ty, value }
+    }
+
+    /// E0509 for the fields of `decl` that a struct literal does not give.
+    fn missing_fields(
+        &mut self,
+        decl: &[(String, Ty)],
+        fields: &[(Ident, Expr)],
+        ty: &Ty,
+        span: Span,
+    ) {
         let missing: Vec<&str> = decl
             .iter()
             .filter(|(n, _)| !fields.iter().any(|(f, _)| f.name == *n))
@@ -606,13 +624,6 @@ impl Checker<'_> {
                 .help(format!("add `{}: ...`", missing[0])),
             );
         }
-        if poisoned {
-            return Typed::error();
-        }
-        let value = slots
-            .and_then(|s| s.into_iter().collect::<Option<Vec<Value>>>())
-            .map(Value::Struct);
-        Typed { ty, value }
     }
 
     fn array_lit(&mut self, items: &[Expr], span: Span, expected: Option<&Ty>) -> Typed {
