@@ -155,7 +155,7 @@ fn check_every_periods(w: &ScuWriter<'_>) -> Result<(), Error> {
                     "{invocation_ns:.3} ns, one invocation of the process stage (II {} at {} MHz)",
                     w.ii, w.options.timing.clock_mhz
                 ),
-                span: crate::writer::body_span(&every.body, w.scu.span),
+                span: every.span,
             });
         }
     }

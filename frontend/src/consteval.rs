@@ -24,6 +24,11 @@ pub enum Value {
     Bool(bool),
     /// An enum variant, by index.
     Variant(u32),
+    /// A struct whose fields are all constants (a struct literal of constants, a `const` of struct
+    /// type), its fields in declaration order.
+    Struct(Vec<Value>),
+    /// An array whose elements are all constants, element 0 first.
+    Array(Vec<Value>),
 }
 
 impl Value {
@@ -43,6 +48,12 @@ impl Value {
     /// The value as a `u64`, if it is a non-negative integer that fits.
     pub fn as_u64(&self) -> Option<u64> {
         self.as_int().and_then(|i| i.to_u64())
+    }
+
+    /// Whether the value is a struct or an array (lowered as a literal of its parts, not as one
+    /// bit pattern).
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self, Value::Struct(_) | Value::Array(_))
     }
 
     /// The value as a rational, if it is a number.

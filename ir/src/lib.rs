@@ -25,6 +25,7 @@ pub mod passes;
 pub mod print;
 pub mod proc;
 pub mod program;
+pub mod record;
 pub mod sim;
 pub mod span;
 pub mod stack;

@@ -413,6 +413,9 @@ pub struct Every {
     pub period_ns: u64,
     /// The code.
     pub body: Body,
+    /// Its head, `every T` (where diagnostics about the block as a whole point; side data, like
+    /// every span of the IR).
+    pub span: Span,
 }
 
 /// A congestion controller.
@@ -456,7 +459,8 @@ pub struct CcState {
     pub name: String,
     /// Its type.
     pub ty: Type,
-    /// Its value for a new flow.
+    /// Its value for a new flow; for a struct or an array, the value's record bits (first field
+    /// or element lowest, [`crate::record`]).
     pub init: Const,
 }
 

@@ -148,6 +148,7 @@ fn synthetic_scu(cc: &Cc) -> Scu {
             .map(|h| Every {
                 period_ns: 1,
                 body: h.body.clone(),
+                span: h.span,
             })
             .collect(),
         span: cc.span,
@@ -275,20 +276,18 @@ impl<'w, 'a> CcWriter<'w, 'a> {
     ) -> Result<CcWriter<'w, 'a>, Error> {
         let mut fields = Namer::new();
         let mut state = Vec::new();
-        // Aggregate state (structs, arrays) starts at zero (initialisers are scalar constants)
-        // and needs its C++ type, which the writer emits for the types the handlers use.
+        // Aggregate state (structs, arrays) needs its C++ type (and `unpack_*`, for a non-zero
+        // initialiser), which the writer emits for the types the handlers use.
         let used: Vec<String> = super::types::aggregates(w.module, w.scu)
             .iter()
             .map(Type::to_string)
             .collect();
         for s in cc.state.values() {
             let scalar = crate::conv::width(w.module, &s.ty).is_some();
-            let zero = s.init.0 == num_bigint::BigUint::default();
-            if !scalar && (!zero || !used.contains(&s.ty.to_string())) {
+            if !scalar && !used.contains(&s.ty.to_string()) {
                 return Err(w.unsupported(
                     format!(
-                        "cc state `{}` of an aggregate type that no handler uses, or with a \
-                         non-zero initialiser",
+                        "cc state `{}` of an aggregate type that no handler uses",
                         s.name
                     ),
                     cc.span,

@@ -98,7 +98,12 @@ pub fn write_records(cw: &CcWriter<'_, '_>, c: &mut Code) {
         c.line(format!("{} {member};  // state {}", w.ty(&s.ty), s.name));
         let value = match crate::conv::width(m, &s.ty) {
             Some(_) => crate::conv::literal(m, &s.ty, &s.init),
-            None => String::new(),
+            // An aggregate: zero-constructed, or its initialiser's record bits unpacked.
+            None if s.init.0 == num_bigint::BigUint::default() => String::new(),
+            None => {
+                let bits = scenic_ir::record::value_bits(m, &s.ty) as u32;
+                w.unpack(&s.ty, &crate::conv::uint_literal(bits, &s.init.0))
+            }
         };
         init.push(format!("{member}({value})"));
     }

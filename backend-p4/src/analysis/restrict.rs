@@ -37,8 +37,7 @@ pub fn check(module: &Module, scu: &Scu, target: Target) -> Vec<Error> {
         );
     }
     for every in &scu.every {
-        let span = every.body.block.spans.first().copied().unwrap_or(scu.span);
-        cx.push(Construct::Every, span);
+        cx.push(Construct::Every, every.span);
     }
     for body in packet_bodies(scu) {
         cx.body(scu, body);

@@ -549,6 +549,13 @@ impl Checker<'_> {
             }
             return Typed::error();
         };
+        // The literal's value when every field is a constant (language.md §8: a `state`
+        // initialiser), fields in declaration order; a header literal has none (validity).
+        let mut slots: Option<Vec<Option<Value>>> =
+            matches!(ty, Ty::Struct(_)).then(|| vec![None; decl.len()]);
+        // A field already reported (E0203, ...) makes the literal the poison value, so that a
+        // constant position does not add E0210 for it.
+        let mut poisoned = false;
         for (i, (name, value)) in fields.iter().enumerate() {
             if let Some((first, _)) = fields[..i].iter().find(|(f, _)| f.name == name.name) {
                 self.report(
@@ -563,7 +570,13 @@ impl Checker<'_> {
             }
             match decl.iter().find(|(n, _)| *n == name.name) {
                 Some((_, fty)) => {
-                    self.expect_ty(value, fty);
+                    let typed = self.expect_ty(value, fty);
+                    poisoned |= typed.ty.is_error();
+                    if let (Some(v), Some(slot)) = (typed.value, slots.as_mut()) {
+                        if let Some(pos) = decl.iter().position(|(n, _)| *n == name.name) {
+                            slot[pos] = Some(v);
+                        }
+                    }
                 }
                 None => {
                     self.no_field(&ty, name, &decl);
@@ -571,6 +584,24 @@ impl Checker<'_> {
                 }
             }
         }
+        self.missing_fields(&decl, fields, &ty, span);
+        if poisoned {
+            return Typed::error();
+        }
+        let value = slots
+            .and_then(|s| s.into_iter().collect::<Option<Vec<Value>>>())
+            .map(Value::Struct);
+        Typed { ty, value }
+    }
+
+    /// E0509 for the fields of `decl` that a struct literal does not give.
+    fn missing_fields(
+        &mut self,
+        decl: &[(String, Ty)],
+        fields: &[(Ident, Expr)],
+        ty: &Ty,
+        span: Span,
+    ) {
         let missing: Vec<&str> = decl
             .iter()
             .filter(|(n, _)| !fields.iter().any(|(f, _)| f.name == *n))
@@ -593,7 +624,6 @@ impl Checker<'_> {
                 .help(format!("add `{}: ...`", missing[0])),
             );
         }
-        Typed::of(ty)
     }
 
     fn array_lit(&mut self, items: &[Expr], span: Span, expected: Option<&Ty>) -> Typed {
@@ -602,18 +632,33 @@ impl Checker<'_> {
             _ => None,
         };
         let mut elem: Option<Ty> = elem_hint;
+        // The elements' values, while every one so far is a constant of the element type.
+        let mut values: Option<Vec<Value>> = Some(Vec::with_capacity(items.len()));
+        let mut poisoned = false;
         for item in items {
             let typed = self.expr(item, elem.as_ref());
-            match &elem {
-                Some(t) => {
-                    self.coerce(typed, &t.clone(), item.span);
+            let typed = match &elem {
+                Some(t) => self.coerce(typed, &t.clone(), item.span),
+                None if !matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) => {
+                    elem = Some(typed.ty.clone());
+                    typed
                 }
-                None if !matches!(typed.ty, Ty::IntLit | Ty::DecimalLit) => elem = Some(typed.ty),
-                None => {}
+                // An untyped number before the element type is known: no value (not yet fitted).
+                None => Typed::of(typed.ty),
+            };
+            poisoned |= typed.ty.is_error();
+            match (typed.value, values.as_mut()) {
+                (Some(v), Some(vs)) => vs.push(v),
+                _ => values = None,
             }
         }
         match elem {
-            Some(t) if !items.is_empty() => Typed::of(Ty::Array(Box::new(t), items.len() as u32)),
+            // An element already reported: the poison value (no E0210 cascade).
+            Some(_) if poisoned => Typed::error(),
+            Some(t) if !items.is_empty() => Typed {
+                ty: Ty::Array(Box::new(t), items.len() as u32),
+                value: values.map(Value::Array),
+            },
             _ => {
                 self.error(
                     codes::E0209,

@@ -117,14 +117,7 @@ impl<'m> Machine<'m> {
             state: def
                 .state
                 .values()
-                .map(|s| match s.ty {
-                    // Aggregates start at their zero value (a struct or array `state` has no
-                    // other constant initialiser), built as the evaluator expects them.
-                    crate::types::Type::Struct(_) | crate::types::Type::Array(..) => {
-                        Value::zero(&s.ty, module)
-                    }
-                    _ => Value::Bits(Bits::from_biguint(width_of(&s.ty, module), &s.init.0)),
-                })
+                .map(|s| Value::from_record(&s.ty, &s.init, module))
                 .collect(),
             timers: def
                 .timers

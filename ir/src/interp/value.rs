@@ -76,6 +76,28 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The value whose record bits are `c` ([`crate::record`]: a struct or array initial value,
+    /// first part lowest); a scalar is its bit pattern. Headers, tuples and unit have no record
+    /// constant and start at zero.
+    pub fn from_record(ty: &Type, c: &crate::types::Const, module: &Module) -> Value {
+        match ty {
+            Type::Struct(_) | Type::Array(..) => {
+                let parts = crate::record::parts(module, ty, c)
+                    .iter()
+                    .map(|(t, part)| Value::from_record(t, part, module))
+                    .collect();
+                match ty {
+                    Type::Array(..) => Value::Array(parts),
+                    _ => Value::Struct(parts),
+                }
+            }
+            Type::Header(_) | Type::Tuple(_) | Type::Unit => Value::zero(ty, module),
+            scalar => Value::Bits(Bits::from_biguint(width_of(scalar, module), &c.0)),
+        }
+    }
+}
+
 impl Clone for Value {
     fn clone(&self) -> Value {
         match self {

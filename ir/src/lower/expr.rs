@@ -11,6 +11,7 @@ use crate::body::{BeatField, Body, Expr, Intrinsic, PacketField, UnaryOp};
 use crate::entities::*;
 use crate::types::{Const, Type};
 use scenic_frontend::ast::{self, ExprKind};
+use scenic_frontend::consteval::Value;
 use scenic_frontend::db::{ChunkKey, SourceFile};
 use scenic_frontend::resolve::signature::signature;
 use scenic_frontend::typeck::{check_body, BodyCheck, ExprInfo};
@@ -114,14 +115,33 @@ impl Lowerer<'_> {
         {
             if !has_effects(e) {
                 let ty = self.concrete(ty, expected, cx);
-                let c = self.const_of(value, &ty);
-                let id = self.add(bcx, Expr::Const(c), ty, e);
+                let id = self.const_expr(bcx, value, ty, e);
                 return self.convert(bcx, id, expected, e);
             }
         }
         let own = info.as_ref().map(|i| self.concrete(&i.ty, expected, cx));
         let id = self.lower_kind(bcx, e, own.as_ref(), cx);
         self.convert(bcx, id, expected, e)
+    }
+
+    /// A folded constant: a scalar as one `Const`, a struct or array value as a literal of its
+    /// parts (an IR `Const` is a scalar's bit pattern in a body).
+    fn const_expr(&mut self, bcx: &mut BodyCx, value: &Value, ty: Type, e: &ast::Expr) -> ExprId {
+        let (Value::Struct(items) | Value::Array(items)) = value else {
+            let c = self.const_of(value, &ty);
+            return self.add(bcx, Expr::Const(c), ty, e);
+        };
+        let types = crate::record::part_types(&self.module, &ty);
+        let parts: Vec<ExprId> = types
+            .into_iter()
+            .zip(items)
+            .map(|(t, v)| self.const_expr(bcx, v, t, e))
+            .collect();
+        let lit = match ty {
+            Type::Array(..) => Expr::ArrayLit(parts),
+            _ => Expr::StructLit(parts),
+        };
+        self.add(bcx, lit, ty, e)
     }
 
     /// The IR type for a checked type, using `expected` for untyped constants.

@@ -371,7 +371,18 @@ impl Lowerer<'_> {
                     .and_then(|v| v.as_u64())
                     .unwrap_or(1);
                 let body = self.simple_body(file, chunk, &e.body, cx);
-                scu.every.push(Every { period_ns, body });
+                // The head: from `every` to the end of the period.
+                let base = scenic_frontend::db::chunk_span(self.db, file, chunk).lo;
+                let span = crate::span::Span {
+                    file: file.id(self.db),
+                    lo: base + member.span.lo,
+                    hi: base + e.period.span.hi.max(member.span.lo),
+                };
+                scu.every.push(Every {
+                    period_ns,
+                    body,
+                    span,
+                });
             }
             MemberKind::On(h) => {
                 if let scenic_frontend::ast::Event::Simple { binding, .. } = &h.event {

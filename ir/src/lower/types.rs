@@ -173,6 +173,19 @@ impl Lowerer<'_> {
     /// A checked constant value as a bit pattern of IR type `ty`.
     pub(crate) fn const_of(&self, value: &Value, ty: &Type) -> Const {
         match (value, ty) {
+            // A struct or array: its record bits (crate::record), first part lowest.
+            (Value::Struct(items) | Value::Array(items), _) => {
+                let types = crate::record::part_types(&self.module, ty);
+                let parts: Vec<(Type, Const)> = types
+                    .into_iter()
+                    .zip(items)
+                    .map(|(t, v)| {
+                        let c = self.const_of(v, &t);
+                        (t, c)
+                    })
+                    .collect();
+                crate::record::pack(&self.module, &parts)
+            }
             (Value::Bool(b), _) => Const::from_u64(u64::from(*b)),
             (Value::Variant(i), Type::Enum(e)) => self
                 .module
