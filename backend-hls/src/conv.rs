@@ -1,6 +1,6 @@
 //! IR types and constants → C++: scalar types as `ap_uint<N>`/`ap_int<N>`/`bool`, constants as
 //! literals of exactly their type, and the language's casts (`docs/language.md` §4.9,
-//! `scenic_ir::interp::ops::cast`) as C++ conversions of bit patterns.
+//! `scenic_ir::proc::ops::cast`) as C++ conversions of bit patterns.
 //!
 //! Invariant: every C++ expression the writer produces for a scalar IR expression has exactly the
 //! C++ type [`scalar`] gives its IR type, so templates over `ap_uint<N>`/`ap_int<N>` deduce and

@@ -70,7 +70,5 @@ fn intrinsics_match_the_interpreter() {
         return;
     };
     let compared = intrinsics::run(&tc, 0x01e7_c0de, 60);
-    eprintln!(
-        "intrinsics: {compared} calls compared with scenic_ir::interp::intrinsics, all equal"
-    );
+    eprintln!("intrinsics: {compared} calls compared with scenic_ir::proc::intrinsics, all equal");
 }

@@ -179,11 +179,12 @@ impl Output {
                 }
             }
             MessageFormat::Json => {
-                let at = |off: u32, s: scenic_ir::Span| sources.line_col(s.file, off as usize);
+                let file = |s: scenic_ir::Span| scenic_frontend::diag::FileId(s.file.0);
+                let at = |off: u32, s: scenic_ir::Span| sources.line_col(file(s), off as usize);
                 let located = span.map(|s| {
                     let (a, b) = (at(s.lo, s), at(s.hi, s));
                     let place = serde_json::json!({
-                        "file": sources.name(s.file), "line": a.line, "column": a.column,
+                        "file": sources.name(file(s)), "line": a.line, "column": a.column,
                         "end_line": b.line, "end_column": b.column,
                     });
                     place

@@ -105,7 +105,7 @@ pub fn to_diagnostic(err: &Error) -> Option<Diagnostic> {
 
 fn loc(span: scenic_ir::Span) -> Loc {
     Loc::File {
-        file: span.file,
+        file: scenic_frontend::diag::FileId(span.file.0),
         span: FileSpan {
             lo: span.lo,
             hi: span.hi,

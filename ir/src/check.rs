@@ -36,7 +36,7 @@ pub fn check_source(name: &str, text: &str, options: CheckOptions) -> CheckRepor
 
 fn loc(span: crate::span::Span) -> Loc {
     Loc::File {
-        file: span.file,
+        file: scenic_frontend::diag::FileId(span.file.0),
         span: FileSpan {
             lo: span.lo,
             hi: span.hi,

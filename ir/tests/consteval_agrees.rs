@@ -1,7 +1,7 @@
 //! The two constant arithmetics agree (issue 11: "one constant evaluator, or a property test proving
 //! the two agree"): the frontend folds constants exactly, on rationals
 //! (`scenic_frontend::consteval::binary`, docs/language.md §4.15), the interpreter computes on
-//! fixed-width bits (`scenic_ir::interp::ops`, §4.3–§4.5). For every integer operator on `bit<N>` and
+//! fixed-width bits (`scenic_ir::proc::ops`, §4.3–§4.5). For every integer operator on `bit<N>` and
 //! `int<N>` of several widths and 2,000 random operand pairs each (edges included: 0, 1, the
 //! maximum, the minimum, −1), the exact result wrapped into the type the way §4.3 says the hardware
 //! does (`consteval::wrap`) must be the interpreter's result, and comparisons must give the same
@@ -14,8 +14,8 @@ use scenic_frontend::ast::BinaryOp as F;
 use scenic_frontend::consteval::{self, Value};
 use scenic_frontend::types::Ty;
 use scenic_ir::body::BinaryOp as I;
-use scenic_ir::interp::bits::Bits;
-use scenic_ir::interp::ops;
+use scenic_ir::proc::bits::Bits;
+use scenic_ir::proc::ops;
 use scenic_ir::Type;
 
 /// xorshift64*: deterministic operands.

@@ -11,10 +11,10 @@
 //! helpers written for the test (Internet checksum, CRC-32), not taken from the interpreter.
 
 use scenic_frontend::Session;
-use scenic_ir::interp::bits::Bits;
 use scenic_ir::interp::cc::CcEvent;
 use scenic_ir::interp::value::Value;
 use scenic_ir::interp::{Destination, Machine, Notification};
+use scenic_ir::proc::bits::Bits;
 use scenic_ir::sim::stf;
 use scenic_ir::Module;
 use std::collections::{BTreeMap, HashSet};

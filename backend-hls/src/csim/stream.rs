@@ -17,8 +17,8 @@
 
 use super::{unhex, CsimDevice};
 use scenic_ir::entities::ScuId;
-use scenic_ir::interp::bits::Bits;
 use scenic_ir::interp::stream::{word_bytes, DmaTransfer};
+use scenic_ir::proc::bits::Bits;
 use scenic_ir::sim::device::{DeviceError, WordOutput};
 
 fn bad(line: &str) -> DeviceError {

@@ -5,8 +5,8 @@
 
 use super::harness::{self, hex, Rng, Toolchain};
 use scenic_ir::body::Intrinsic;
-use scenic_ir::interp::bits::Bits;
-use scenic_ir::interp::intrinsics;
+use scenic_ir::proc::bits::Bits;
+use scenic_ir::proc::intrinsics;
 use scenic_ir::Type;
 
 /// The widths instantiated by tests/cpp/intrinsics_driver.cpp (WIDTHS, MINMAX_WIDTHS, TOEPLITZ).

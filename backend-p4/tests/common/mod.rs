@@ -84,7 +84,7 @@ pub fn render(errors: &Errors, sources: &SourceMap) -> String {
 
 fn diagnostic(err: &Error) -> Option<Diagnostic> {
     let loc = |s: scenic_ir::Span| Loc::File {
-        file: s.file,
+        file: scenic_frontend::diag::FileId(s.file.0),
         span: FileSpan { lo: s.lo, hi: s.hi },
     };
     let code = Code {

@@ -5,11 +5,11 @@
 //! restart); byte counters count the bytes the flow sends (`sent` events) and fire once per `period`
 //! bytes, carrying the remainder. Timers due at or before an event's time run before its handler.
 
-use super::bits::Bits;
 use super::context::{CcCx, Cx, Effects, Notification};
 use super::runtime::{CcFlow, Machine};
 use super::value::{width_of, Value};
 use crate::entities::*;
+use crate::proc::bits::Bits;
 use crate::program::{Cc, Event};
 use crate::types::Dimension;
 use cranelift_entity::EntityRef;

@@ -26,8 +26,8 @@
 //! Invariants: `sets` holds `words` u64s per interval and `summary` `summary_words` per interval,
 //! bit `w` of an interval's summary set exactly when its word `w` is not zero.
 
-use super::bits::Bits;
 use super::state::{KeyTest, RtEntry};
+use crate::proc::bits::Bits;
 
 /// A key value as the classifier reads it: [`Bits`] of at most 128 bits, or their value.
 pub trait KeyValue {
@@ -376,7 +376,7 @@ mod tests {
     /// The jump table finds the interval a full binary search finds, at every width.
     #[test]
     fn jump_tables_agree_with_binary_search() {
-        let mut rng = crate::interp::bits::tests::Rng::new(11);
+        let mut rng = crate::proc::bits::tests::Rng::new(11);
         for width in [1u32, 3, 8, 16, 32, 48, 64, 100] {
             for n in [1usize, 2, 5, 300] {
                 let max = max_of(width);
@@ -404,7 +404,7 @@ mod tests {
     /// a scan, also for keys that match only late entries.
     #[test]
     fn summaries_of_several_words_agree_with_a_scan() {
-        let mut rng = crate::interp::bits::tests::Rng::new(13);
+        let mut rng = crate::proc::bits::tests::Rng::new(13);
         let entries: Vec<RtEntry> = (0..5_000)
             .map(|i| {
                 // Mostly long prefixes (rare matches); every 50th a /8, so that keys also match
@@ -457,7 +457,7 @@ mod tests {
     /// The classifier agrees with a scan in search order, for one key and for two.
     #[test]
     fn lookups_agree_with_a_scan() {
-        let mut rng = crate::interp::bits::tests::Rng::new(7);
+        let mut rng = crate::proc::bits::tests::Rng::new(7);
         let mut entries: Vec<RtEntry> = (0..300)
             .map(|_| {
                 let len = rng.below(33) as u32;

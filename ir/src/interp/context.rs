@@ -7,12 +7,12 @@
 //! machine's, reused from one run to the next, so running code allocates only where a value
 //! itself needs storage (an aggregate copied, a copy of the packet sent).
 
-use super::bits::Bits;
 use super::compile::{Program, ScuCode};
 use super::headers::HeaderStore;
 use super::runtime::{CcFlow, ScuRuntime};
 use super::value::Value;
 use crate::entities::*;
+use crate::proc::bits::Bits;
 use crate::program::{Module, Scu};
 use cranelift_entity::EntityRef;
 use std::sync::Arc;

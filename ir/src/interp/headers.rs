@@ -14,9 +14,9 @@
 //!
 //! [`reset`]: HeaderStore::reset
 
-use super::bits::{read_bits, read_field, read_field_u64, write_bits, Bits};
 use super::value::{width_of, HeaderVal};
 use crate::entities::InstId;
+use crate::proc::bits::{read_bits, read_field, read_field_u64, write_bits, Bits};
 use crate::program::{Module, Scu};
 use cranelift_entity::EntityRef;
 

@@ -25,9 +25,9 @@
 
 mod values;
 
-use super::bits::Bits;
 use super::hash::FastMap;
 use super::value::Value;
+use crate::proc::bits::Bits;
 use crate::program::MapKind;
 use values::Values;
 

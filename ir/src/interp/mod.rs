@@ -1,23 +1,22 @@
 //! The reference interpreter: the golden semantics every hardware backend is checked against.
 //!
-//! [`bits`] holds the value representation, [`ops`] the IR's operators and casts on typed values,
-//! [`pattern`] pattern matching, and [`intrinsics`] the standard library's hashes and checksums.
+//! It computes with what it shares with constant folding in [`crate::proc`]: [`crate::proc::bits`]
+//! holds the value representation, [`crate::proc::ops`] the IR's operators and casts on typed
+//! values, [`crate::proc::intrinsics`] the standard library's hashes and checksums; [`pattern`]
+//! adds tuple and pre-sized pattern matching.
 //! [`compile`] turns every body of a module into closures once, when the [`Machine`] is made;
 //! running a packet, payload word or congestion signal runs those closures in a context
 //! ([`context`]) that reaches the machine's state: tables ([`state`], [`classify`]), maps
 //! ([`map`]), the packet's headers ([`headers`]). [`packet`], [`stream`] and [`cc`] are the entry
 //! points; [`runtime`] holds the machine and its host-side API.
 
-pub mod bits;
 pub mod cc;
 mod classify;
 pub mod compile;
 pub mod context;
 mod hash;
 pub mod headers;
-pub mod intrinsics;
 pub mod map;
-pub mod ops;
 pub mod packet;
 pub mod pattern;
 pub mod runtime;

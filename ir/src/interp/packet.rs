@@ -11,13 +11,13 @@
 //! drop reason are reused (and the scu's scratch keeps them across dropped packets), so a packet
 //! allocates nothing; [`Machine::process_packet`] is the same with a fresh outcome.
 
-use super::bits::Bits;
 use super::compile::{Code, ScuCode};
 use super::context::{Cx, Destination, Effects, PacketCx, ScuCx};
 use super::headers::HeaderStore;
 use super::runtime::Machine;
 use super::value::Value;
 use crate::entities::*;
+use crate::proc::bits::Bits;
 use crate::program::{Attach, Scu};
 use cranelift_entity::EntityRef;
 

@@ -1,12 +1,12 @@
 //! The machine: run-time state of every scu and cc of a module, and the host-side API (CSRs,
 //! table entries, counters, virtual time).
 
-use super::bits::Bits;
 use super::compile::Program;
 use super::context::{Cx, Effects, Frames, Notification, ScuCx};
 use super::state::{compile_match, Bucket, EntryError, MapState, RtEntry, TableState};
 use super::value::{width_of, Value};
 use crate::entities::*;
+use crate::proc::bits::Bits;
 use crate::program::{KeyMatch, Module, Scu};
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, HashMap};

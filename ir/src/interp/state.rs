@@ -5,9 +5,9 @@
 //! earliest entry); a table with a ternary or range key picks the matching entry with the lowest
 //! priority number, constant entries before run-time ones, and an `lpm` key acts as a mask there.
 
-use super::bits::Bits;
 use super::hash::FastMap;
 pub use super::map::MapState;
+use crate::proc::bits::Bits;
 use crate::program::{KeyMatch, MatchKind, Table};
 
 /// One key element of an entry, compiled for matching.

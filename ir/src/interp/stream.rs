@@ -6,11 +6,11 @@
 //! output's buffer (and reports it in [`WordOutcome::pushed`]); a batched output transfers `batch`
 //! bytes at a time and flushes the rest on the last word; an unbatched one transfers each word.
 
-use super::bits::Bits;
 use super::context::{BeatState, Cx, Effects, Notification, ScuCx};
 use super::runtime::Machine;
 use super::value::Value;
 use crate::entities::ScuId;
+use crate::proc::bits::Bits;
 use cranelift_entity::EntityRef;
 
 /// A DMA transfer made by an output.

@@ -1,6 +1,6 @@
 //! Runtime values: scalars are [`Bits`]; headers, structs, arrays and tuples are built from them.
 
-use super::bits::Bits;
+use crate::proc::bits::Bits;
 use crate::program::Module;
 use crate::types::Type;
 
@@ -218,7 +218,7 @@ impl HeaderVal {
     }
 }
 
-impl super::ops::EnumInfo for Module {
+impl crate::proc::ops::EnumInfo for Module {
     fn enum_width(&self, e: crate::entities::EnumId) -> u32 {
         self.enums.get(e).map_or(8, |d| d.width)
     }

@@ -150,7 +150,7 @@ impl Lowerer<'_> {
                     event,
                     body: bcx.finish(),
                     span: crate::span::Span {
-                        file: file.id(self.db),
+                        file: crate::lower::ir_file(file.id(self.db)),
                         lo: span.lo,
                         hi: span.hi,
                     },

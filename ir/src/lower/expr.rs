@@ -85,7 +85,7 @@ impl BodyCx {
     ) -> crate::span::Span {
         let base = scenic_frontend::db::chunk_span(db, self.file, self.chunk).lo;
         crate::span::Span {
-            file: self.file.id(db),
+            file: crate::lower::ir_file(self.file.id(db)),
             lo: span.lo + base,
             hi: span.hi + base,
         }

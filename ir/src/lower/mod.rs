@@ -184,8 +184,13 @@ pub(crate) fn container_span(
 ) -> crate::span::Span {
     let span = scenic_frontend::db::chunk_span(db, file, container.head);
     crate::span::Span {
-        file: file.id(db),
+        file: crate::lower::ir_file(file.id(db)),
         lo: span.lo,
         hi: span.hi,
     }
+}
+
+/// The IR's number for a frontend file: the same index, in the IR's own type.
+pub(crate) fn ir_file(file: scenic_frontend::diag::FileId) -> crate::span::FileId {
+    crate::span::FileId(file.0)
 }

@@ -374,7 +374,7 @@ impl Lowerer<'_> {
                 // The head: from `every` to the end of the period.
                 let base = scenic_frontend::db::chunk_span(self.db, file, chunk).lo;
                 let span = crate::span::Span {
-                    file: file.id(self.db),
+                    file: crate::lower::ir_file(file.id(self.db)),
                     lo: base + member.span.lo,
                     hi: base + e.period.span.hi.max(member.span.lo),
                 };
@@ -444,7 +444,7 @@ impl Lowerer<'_> {
             ret,
             body,
             span: crate::span::Span {
-                file: file.id(self.db),
+                file: crate::lower::ir_file(file.id(self.db)),
                 lo: span.lo,
                 hi: span.hi,
             },

@@ -65,7 +65,7 @@ impl Lowerer<'_> {
         table.const_entries = entries;
         table.is_const = is_const;
         table.span = crate::span::Span {
-            file: file.id(self.db),
+            file: crate::lower::ir_file(file.id(self.db)),
             lo: span.lo,
             hi: span.hi,
         };

@@ -1,7 +1,7 @@
 //! `constant-folding`: computes at compile time what only depends on constants.
 //!
-//! Values are computed with the interpreter's own operators ([`crate::interp::ops`]) and
-//! intrinsics ([`crate::interp::intrinsics`]), on the widths the interpreter gives types, so a
+//! Values are computed with the interpreter's own operators ([`crate::proc::ops`]) and
+//! intrinsics ([`crate::proc::intrinsics`]), on the widths the interpreter gives types, so a
 //! folded constant is exactly the value execution would have produced. The pass folds:
 //!
 //! - unary and binary operators, casts, slices, concatenations and intrinsics whose operands are
@@ -19,13 +19,15 @@
 //! It iterates until nothing more folds, then compacts what it changed. Statements made useless
 //! (the `let` of a propagated constant) are left to `dead-code-elimination`.
 
-use super::compact::compact_code;
-use super::walk::{for_each_code, map_refs, place_local, purity, visit_stmts, CodeMut, Widths};
 use super::{Pass, PassResult};
 use crate::body::{BinaryOp, Block, Body, Expr, Intrinsic, Pattern, Stmt};
 use crate::entities::*;
-use crate::interp::bits::Bits;
-use crate::interp::{intrinsics, ops, pattern};
+use crate::proc::bits::Bits;
+use crate::proc::compact::compact_code;
+use crate::proc::walk::{
+    for_each_code, map_refs, place_local, purity, visit_stmts, CodeMut, Widths,
+};
+use crate::proc::{intrinsics, ops, pattern};
 use crate::program::{Module, Parser, Target, Transition};
 use crate::types::{Const, Type};
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -120,7 +122,9 @@ fn fold_exprs(code: &mut CodeMut<'_>, widths: &Widths) -> bool {
     if changed {
         let redirect = &mut |e: ExprId| forward[e].unwrap_or(e);
         code.for_each_block(&mut |_, b| {
-            super::walk::visit_stmts_mut(b, &mut |s| super::walk::map_stmt_roots(s, redirect))
+            crate::proc::walk::visit_stmts_mut(b, &mut |s| {
+                crate::proc::walk::map_stmt_roots(s, redirect)
+            })
         });
         code.map_extra_roots(redirect);
     }
@@ -351,8 +355,8 @@ fn fold_block(body: &Body, block: &mut Block, widths: &Widths) -> bool {
     crate::stack::grow(|| {
         let mut changed = false;
         let old = std::mem::take(block);
-        for (mut s, span) in super::walk::pairs(old) {
-            for child in super::walk::child_blocks_mut(&mut s) {
+        for (mut s, span) in crate::proc::walk::pairs(old) {
+            for child in crate::proc::walk::child_blocks_mut(&mut s) {
                 changed |= fold_block(body, child, widths);
             }
             let taken = match s {

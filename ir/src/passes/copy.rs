@@ -6,9 +6,9 @@
 //! their users; each source expression is copied once per [`Copier`], so an `ActionData` and the
 //! table application it refers to keep referring to each other.
 
-use super::walk::{map_place_local, map_refs, map_stmt_roots};
 use crate::body::{Block, Body, Case, Expr, Stmt};
 use crate::entities::*;
+use crate::proc::walk::{map_place_local, map_refs, map_stmt_roots};
 use crate::types::Const;
 use std::collections::{HashMap, HashSet};
 

@@ -11,18 +11,18 @@
 //! - Parser states the start state cannot reach, and functions no unit calls (directly or through
 //!   other functions).
 //!
-//! "Has no effect" is [`super::walk::node_has_effect`]'s conservative notion: calls, action
+//! "Has no effect" is [`crate::proc::walk::node_has_effect`]'s conservative notion: calls, action
 //! calls, table applications, map accesses, meters and lookahead count as effects. Finally every
 //! body is compacted.
 
-use super::compact::compact_code;
-use super::walk::{
-    child_blocks, child_blocks_mut, for_each_code, place_is_pure, place_local, purity,
-    reachable_states, retain_states, CodeMut,
-};
 use super::{Pass, PassResult};
 use crate::body::{Block, Body, Expr, Place, Stmt, UnaryOp};
 use crate::entities::*;
+use crate::proc::compact::compact_code;
+use crate::proc::walk::{
+    child_blocks, child_blocks_mut, for_each_code, place_is_pure, place_local, purity,
+    reachable_states, retain_states, CodeMut,
+};
 use crate::program::Module;
 use crate::types::Type;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
@@ -135,7 +135,7 @@ fn clean_block(body: &mut Body, block: &mut Block, pure: &SecondaryMap<ExprId, b
         let mut changed = false;
         let old = std::mem::take(block);
         let total = old.stmts.len();
-        for (mut s, span) in super::walk::pairs(old) {
+        for (mut s, span) in crate::proc::walk::pairs(old) {
             for child in child_blocks_mut(&mut s) {
                 changed |= clean_block(body, child, pure);
             }
@@ -189,7 +189,7 @@ fn drop_unread(
 ) -> bool {
     let mut changed = false;
     let old = std::mem::take(block);
-    for (mut s, span) in super::walk::pairs(old) {
+    for (mut s, span) in crate::proc::walk::pairs(old) {
         for child in child_blocks_mut(&mut s) {
             changed |= drop_unread(child, read, pure);
         }

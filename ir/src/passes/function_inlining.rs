@@ -17,11 +17,11 @@
 mod hoist;
 mod returns;
 
-use super::compact::compact_code;
-use super::walk::{child_blocks_mut, for_each_code, CodeMut};
 use super::{Pass, PassResult};
 use crate::body::{Block, Expr};
 use crate::entities::*;
+use crate::proc::compact::compact_code;
+use crate::proc::walk::{child_blocks_mut, for_each_code, CodeMut};
 use crate::program::{Module, Transition};
 use cranelift_entity::SecondaryMap;
 use hoist::{Callees, Hoister};
@@ -134,7 +134,7 @@ fn inline_block(h: &mut Hoister<'_>, block: &mut Block) -> bool {
     crate::stack::grow(|| {
         let mut changed = false;
         let old = std::mem::take(block);
-        for (mut s, span) in super::walk::pairs(old) {
+        for (mut s, span) in crate::proc::walk::pairs(old) {
             for child in child_blocks_mut(&mut s) {
                 changed |= inline_block(h, child);
             }

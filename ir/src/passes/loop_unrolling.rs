@@ -14,13 +14,13 @@
 //! [`MAX_COPIED_STATEMENTS`] statements, is left alone (the checker's bounds keep real programs
 //! far below both).
 
-use super::compact::compact_code;
 use super::constant_folding::fold_code;
 use super::copy::Copier;
-use super::walk::{child_blocks_mut, for_each_code, visit_stmts, Widths};
 use super::{Pass, PassResult};
 use crate::body::{Block, Body, Stmt};
 use crate::entities::*;
+use crate::proc::compact::compact_code;
+use crate::proc::walk::{child_blocks_mut, for_each_code, visit_stmts, Widths};
 use crate::program::Module;
 use crate::types::Const;
 use num_bigint::BigInt;
@@ -75,7 +75,7 @@ fn unroll_block(body: &mut Body, block: &mut Block, widths: &Widths) -> bool {
     crate::stack::grow(|| {
         let mut changed = false;
         let old = std::mem::take(block);
-        for (mut s, span) in super::walk::pairs(old) {
+        for (mut s, span) in crate::proc::walk::pairs(old) {
             for child in child_blocks_mut(&mut s) {
                 changed |= unroll_block(body, child, widths);
             }

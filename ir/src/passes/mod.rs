@@ -36,7 +36,6 @@ pub mod parser_state_merging;
 pub mod table_key_packing;
 
 mod copy;
-pub(crate) mod walk;
 
 pub use compact::Compact;
 pub use constant_folding::ConstantFolding;

@@ -12,10 +12,10 @@
 //! `drop` (they end A's block but not the parse) or a call (a callee can stop a block in ways a
 //! state boundary would not).
 
-use super::walk::{any_stmt, reachable_states, retain_states, stmt_roots, targets, tree_any};
 use super::{Pass, PassResult};
 use crate::body::{Block, Body, Expr, Stmt};
 use crate::entities::*;
+use crate::proc::walk::{any_stmt, reachable_states, retain_states, stmt_roots, targets, tree_any};
 use crate::program::{Module, Parser, Target, Transition};
 use cranelift_entity::SecondaryMap;
 
@@ -98,7 +98,7 @@ fn next_merge(parser: &Parser, merged: &SecondaryMap<StateId, bool>) -> Option<(
 fn mergeable(body: &Body, block: &Block) -> bool {
     let stops = any_stmt(block, &|s| matches!(s, Stmt::Return(_) | Stmt::Drop));
     let mut calls = false;
-    super::walk::visit_stmts(block, &mut |s| {
+    crate::proc::walk::visit_stmts(block, &mut |s| {
         for root in stmt_roots(s) {
             calls |= has_call(body, root);
         }

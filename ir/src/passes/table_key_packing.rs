@@ -21,9 +21,9 @@
 //! holds on every part, and the prefix length an lpm table ranks entries by counts a joined
 //! exact key's full width, the sum of its parts'.
 
-use super::walk::Widths;
 use super::{Pass, PassResult};
 use crate::body::{BinaryOp, Expr};
+use crate::proc::walk::Widths;
 use crate::program::{KeyMatch, MatchKind, Module, Table, TableKey};
 use crate::types::{Const, Type};
 use num_bigint::BigUint;

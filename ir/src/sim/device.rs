@@ -12,12 +12,12 @@
 //! The interpreter's [`Machine`] is the reference implementation.
 
 use crate::entities::{CcId, ScuId};
-use crate::interp::bits::Bits;
 use crate::interp::cc::CcEvent;
 use crate::interp::context::Notification;
 use crate::interp::runtime::{AddEntryError, CounterCell};
 use crate::interp::value::{width_of, Value};
 use crate::interp::{Destination, Machine};
+use crate::proc::bits::Bits;
 use crate::program::{KeyMatch, Module};
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;

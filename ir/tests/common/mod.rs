@@ -10,10 +10,10 @@
 #![allow(dead_code)]
 
 use num_bigint::BigUint;
-use scenic_ir::interp::bits::Bits;
 use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::intrinsics::ones_complement;
 use scenic_ir::interp::value::{width_of, HeaderVal, Value};
+use scenic_ir::proc::bits::Bits;
+use scenic_ir::proc::intrinsics::ones_complement;
 use scenic_ir::program::{KeyMatch, MatchKind, Module, Table};
 use scenic_ir::types::Type;
 use std::path::Path;

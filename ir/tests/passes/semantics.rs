@@ -44,7 +44,7 @@ fn configure(rng: &mut Rng, original: &Module, transformed: &Module, machines: [
         for (m, map) in scu.maps.iter() {
             for _ in 0..rng.below(map.size.min(16) + 1) {
                 let key_w = scenic_ir::interp::value::width_of(&map.key, original);
-                let key = scenic_ir::interp::bits::Bits::from_biguint(key_w, &rng.bits(key_w));
+                let key = scenic_ir::proc::bits::Bits::from_biguint(key_w, &rng.bits(key_w));
                 let value = common::value(rng, &map.value, original);
                 let index = m.index();
                 a.scus[id.index()].maps[index].insert(key.clone(), value.clone());

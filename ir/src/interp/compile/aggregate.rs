@@ -10,9 +10,9 @@
 use super::{Compiler, Scalar, Valued, R};
 use crate::body::Expr;
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
 use crate::interp::value::{Part, Value};
+use crate::proc::bits::Bits;
 use cranelift_entity::EntityRef;
 
 /// The most steps of a part read in place.

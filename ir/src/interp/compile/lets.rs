@@ -8,7 +8,7 @@
 
 use crate::body::{Body, Expr, Stmt};
 use crate::entities::LocalId;
-use crate::passes::walk;
+use crate::proc::walk;
 use cranelift_entity::EntityRef;
 
 /// For each local of `body`, whether its first mention in execution order is a `let` among the

@@ -4,12 +4,12 @@
 //! each expression becomes a closure that computes its value, each statement a closure that
 //! performs it, with everything that does not depend on the packet decided at compile time —
 //! locals and table applications are slots of a frame, constants are [`Bits`], operators are
-//! resolved for their operand types ([`super::ops::kernel`], [`super::ops::cast_plan`]), patterns
+//! resolved for their operand types ([`crate::proc::ops::kernel`], [`crate::proc::ops::cast_plan`]), patterns
 //! are pre-sized ([`super::pattern::Compiled`]), header fields are (instance, element, field)
 //! triples. Running a body is then a walk over closures with no lookup by name or by hash.
 //!
 //! The closures implement the semantics of `docs/interpreter.md` and nothing else: operators and
-//! casts are [`super::ops`], patterns [`super::pattern`], hashes [`super::intrinsics`], state
+//! casts are [`crate::proc::ops`], patterns [`super::pattern`], hashes [`crate::proc::intrinsics`], state
 //! [`super::state`]. Evaluation order is the IR's (operands left to right, each once; an
 //! assignment's value before its place's indices, root first).
 //!
@@ -31,11 +31,11 @@ mod update;
 pub(crate) use effect::emit;
 pub(crate) use parser::{Parsed, ParserCode};
 
-use super::bits::Bits;
 use super::context::{Cx, Frames, Halt};
 use super::value::{width_of, Value};
 use crate::body::{Body, Expr};
 use crate::entities::*;
+use crate::proc::bits::Bits;
 use crate::program::{Module, Scu};
 use cranelift_entity::EntityRef;
 use std::sync::Arc;
@@ -440,13 +440,18 @@ impl<'m> Compiler<'m> {
 
     /// The kernel of `op` as expression `id` applies it to `lhs`: a comparison is resolved for
     /// its operands' type, any other operator for its result's.
-    pub fn kernel(&self, op: crate::body::BinaryOp, lhs: ExprId, id: ExprId) -> super::ops::Kernel {
+    pub fn kernel(
+        &self,
+        op: crate::body::BinaryOp,
+        lhs: ExprId,
+        id: ExprId,
+    ) -> crate::proc::ops::Kernel {
         let ty = if op.is_comparison() {
             self.ty(lhs)
         } else {
             self.ty(id)
         };
-        super::ops::kernel(op, ty)
+        crate::proc::ops::kernel(op, ty)
     }
 
     /// The type of expression `id`.

@@ -10,18 +10,18 @@
 //! `match` and parser selects, and [`Compiler::scalar`] itself) take the narrow form when there is one.
 //!
 //! Invariants: a narrow value is below 2^width of its expression; the operators compute exactly what
-//! [`crate::interp::ops`] computes on [`Bits`] of the same widths (the tests compare them on random
+//! [`crate::proc::ops`] computes on [`Bits`] of the same widths (the tests compare them on random
 //! operands of every width); where the `Bits` code would read a missing value (no packet, no such
 //! local) as a zero, the narrow code reads a zero too.
 
 use super::{Compiler, Scalar};
 use crate::body::{BinaryOp, Expr, PacketField, UnaryOp};
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
 use crate::interp::headers::HeaderStore;
-use crate::interp::ops::{self, CastPlan, Kernel};
 use crate::interp::value::{Part, Value};
+use crate::proc::bits::Bits;
+use crate::proc::ops::{self, CastPlan, Kernel};
 use crate::types::Type;
 use cranelift_entity::EntityRef;
 

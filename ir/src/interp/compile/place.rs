@@ -11,9 +11,9 @@ use super::stmt::set_scalar;
 use super::{Compiler, Flow, Scalar, Step, Valued, R};
 use crate::body::{Expr, Place};
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
 use crate::interp::value::Value;
+use crate::proc::bits::Bits;
 use cranelift_entity::EntityRef;
 
 /// The most steps of a nested place.

@@ -12,10 +12,11 @@
 use super::{Compiler, Scalar};
 use crate::body::{BeatField, BinaryOp, Expr, PacketField};
 use crate::entities::*;
-use crate::interp::bits::{read_bits, Bits};
+use crate::interp::context::Cx;
 use crate::interp::headers::HeaderStore;
-use crate::interp::ops::{self, Kernel};
-use crate::interp::{context::Cx, intrinsics};
+use crate::proc::bits::{read_bits, Bits};
+use crate::proc::intrinsics;
+use crate::proc::ops::{self, Kernel};
 use cranelift_entity::EntityRef;
 
 /// A closure applying `f` to the values of `l` and `r`.

@@ -10,9 +10,9 @@
 use super::{Compiler, Flow, FrameShape, Scalar, Valued, R};
 use crate::body::Expr;
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::{Cx, Frames, Halt};
 use crate::interp::value::Value;
+use crate::proc::bits::Bits;
 use cranelift_entity::EntityRef;
 
 /// A closure with no value that may stop.

@@ -9,10 +9,10 @@ use super::narrow::Narrow;
 use super::{Block, Compiler, Flow, Scalar, Step, R};
 use crate::body::{Block as IrBlock, Expr, Pattern, Stmt};
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
 use crate::interp::pattern::{self, Compiled, NarrowTest};
 use crate::interp::value::{width_of, Value};
+use crate::proc::bits::Bits;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
 

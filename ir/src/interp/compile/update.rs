@@ -14,10 +14,10 @@ use super::narrow::{binary, Operand};
 use super::{Compiler, Flow, Step};
 use crate::body::{BinaryOp, Expr, Place};
 use crate::entities::*;
-use crate::interp::bits::Bits;
 use crate::interp::context::Cx;
-use crate::interp::ops::Kernel;
 use crate::interp::value::Value;
+use crate::proc::bits::Bits;
+use crate::proc::ops::Kernel;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
 

@@ -13,8 +13,8 @@
 //! another shape written into a flat store turns it into the boxed form first (only hand-made
 //! modules do that), so nothing written is ever lost.
 
-use crate::interp::bits::Bits;
 use crate::interp::value::Value;
+use crate::proc::bits::Bits;
 
 /// The widest leaf a flat store holds.
 const MAX_LEAF: u32 = 64;

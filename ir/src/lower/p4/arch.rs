@@ -124,7 +124,7 @@ impl Lw<'_> {
             block.stmts.remove(i);
             block.spans.remove(i);
             // The validator wants every expression used once: drop the value's expressions.
-            crate::passes::compact::compact_code(crate::passes::walk::CodeMut::Parser(parser));
+            crate::proc::compact::compact_code(crate::proc::walk::CodeMut::Parser(parser));
         }
     }
 

@@ -122,7 +122,7 @@ fn finish_read(read: scenic_frontend::p4::Read) -> (CheckReport, Option<Module>)
         Err(errors) => {
             for e in errors {
                 let loc = Loc::File {
-                    file: e.span.file,
+                    file: scenic_frontend::diag::FileId(e.span.file.0),
                     span: FileSpan {
                         lo: e.span.lo,
                         hi: e.span.hi,
@@ -282,7 +282,7 @@ impl<'c> Lw<'c> {
     pub(crate) fn span(&self, span: scenic_frontend::span::Span) -> Span {
         match self.ck.sources.locate(span) {
             Some((file, s)) => Span {
-                file,
+                file: crate::lower::ir_file(file),
                 lo: s.lo,
                 hi: s.hi,
             },

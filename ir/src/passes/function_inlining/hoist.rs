@@ -14,12 +14,12 @@
 //! calls, which the `Select` evaluates only on the taken side.
 
 use super::super::copy::Copier;
-use super::super::walk::{
-    map_operands, map_stmt_roots, node_has_effect, operands, stmt_roots, tree_any,
-};
 use super::returns::Prepared;
 use crate::body::{BinaryOp, Body, Expr, Place, Stmt, UnaryOp};
 use crate::entities::*;
+use crate::proc::walk::{
+    map_operands, map_stmt_roots, node_has_effect, operands, stmt_roots, tree_any,
+};
 use crate::span::Span;
 use crate::types::Type;
 use cranelift_entity::SecondaryMap;
@@ -358,7 +358,7 @@ impl<'a> Hoister<'a> {
         }
         let mut copier = Copier::new(locals, consts);
         let block = copier.block(&callee.body, self.body, &callee.body.block);
-        self.pre.extend(super::super::walk::pairs(block));
+        self.pre.extend(crate::proc::walk::pairs(block));
         let result = callee.result.filter(|_| into.is_none())?;
         let local = copier.locals.get(&result).copied()?;
         Some(self.read(local, self.body.spans[call]))

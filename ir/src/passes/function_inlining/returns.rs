@@ -82,9 +82,9 @@ pub(super) fn prepare(
     };
     body.block = block_of(out);
     let mut assigned = HashSet::new();
-    super::super::walk::visit_stmts(&body.block, &mut |s| {
+    crate::proc::walk::visit_stmts(&body.block, &mut |s| {
         if let Stmt::Assign(p, _) = s {
-            assigned.extend(super::super::walk::place_local(p));
+            assigned.extend(crate::proc::walk::place_local(p));
         }
     });
     let effect_free = effect_free(&body);
@@ -99,7 +99,7 @@ pub(super) fn prepare(
 /// Whether a body only computes: its statements write nothing but its locals, and its
 /// expressions have no effect.
 fn effect_free(body: &Body) -> bool {
-    use super::super::walk::{purity, stmt_roots, visit_stmts};
+    use crate::proc::walk::{purity, stmt_roots, visit_stmts};
     let pure = purity(body);
     let mut ok = true;
     visit_stmts(&body.block, &mut |s| {
@@ -111,7 +111,7 @@ fn effect_free(body: &Body) -> bool {
             | Stmt::For { .. }
             | Stmt::Return(_)
             | Stmt::Block(_) => true,
-            Stmt::Assign(p, _) => super::super::walk::place_local(p).is_some(),
+            Stmt::Assign(p, _) => crate::proc::walk::place_local(p).is_some(),
             _ => false,
         };
         ok &= kind_ok && stmt_roots(s).iter().all(|e| pure[*e]);
@@ -120,7 +120,7 @@ fn effect_free(body: &Body) -> bool {
 }
 
 fn pairs(b: Block) -> Stmts {
-    super::super::walk::pairs(b)
+    crate::proc::walk::pairs(b)
 }
 
 fn block_of(stmts: Stmts) -> Block {
@@ -134,7 +134,7 @@ fn block_of(stmts: Stmts) -> Block {
 /// Whether a statement contains a `return` (at any depth).
 fn has_return(s: &Stmt) -> bool {
     matches!(s, Stmt::Return(_))
-        || super::super::walk::child_blocks(s)
+        || crate::proc::walk::child_blocks(s)
             .iter()
             .any(|b| b.stmts.iter().any(has_return))
 }
@@ -147,7 +147,7 @@ fn always_ends(stmts: &[(Stmt, Span)]) -> bool {
 fn ends(s: &Stmt) -> bool {
     match s {
         Stmt::Return(_) | Stmt::Drop => true,
-        Stmt::If(..) | Stmt::Switch { .. } | Stmt::Block(_) => super::super::walk::child_blocks(s)
+        Stmt::If(..) | Stmt::Switch { .. } | Stmt::Block(_) => crate::proc::walk::child_blocks(s)
             .iter()
             .all(|b| b.stmts.last().is_some_and(ends)),
         _ => false,
@@ -323,7 +323,7 @@ fn assign_returns(stmts: Stmts, result: Option<LocalId>) -> Stmts {
             }
             Stmt::Return(None) => {}
             _ => {
-                for child in super::super::walk::child_blocks_mut(&mut s) {
+                for child in crate::proc::walk::child_blocks_mut(&mut s) {
                     *child = block_of(assign_returns(pairs(std::mem::take(child)), result));
                 }
                 out.push((s, span));
@@ -390,7 +390,7 @@ impl Guard<'_> {
                     }
                 }
                 mut other => {
-                    for child in super::super::walk::child_blocks_mut(&mut other) {
+                    for child in crate::proc::walk::child_blocks_mut(&mut other) {
                         *child = self.block(std::mem::take(child));
                     }
                     other

@@ -3,7 +3,7 @@
 //! drawn often.
 
 use super::*;
-use crate::interp::bits::{read_field, read_field_u64};
+use crate::proc::bits::{read_field, read_field_u64};
 
 struct Rng(u64);
 

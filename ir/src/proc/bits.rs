@@ -20,7 +20,7 @@ mod words;
 pub use wire::{read_bits, read_field, read_field_u64, write_bits};
 
 #[cfg(test)]
-pub(crate) mod tests;
+pub mod tests;
 
 use num_bigint::BigUint;
 use std::fmt;

@@ -1,7 +1,7 @@
 //! Published test vectors and the examples of `docs/language.md` §9.2 and §9.3.
 
 use super::*;
-use crate::interp::bits::{read_bits, write_bits};
+use crate::proc::bits::{read_bits, write_bits};
 
 const RSS_KEY: &str =
     "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa";
@@ -179,7 +179,7 @@ fn internet_checksum() {
 
 #[test]
 fn incremental_update_matches_recomputation() {
-    let mut rng = crate::interp::bits::tests::Rng::new(42);
+    let mut rng = crate::proc::bits::tests::Rng::new(42);
     for _ in 0..100_000 {
         let mut header: Vec<u8> = (0..20).map(|_| rng.next() as u8).collect();
         header[10] = 0;
@@ -261,7 +261,7 @@ fn crcs_match_bitwise_definitions() {
         }
         crc ^ xorout
     }
-    let mut rng = crate::interp::bits::tests::Rng::new(9);
+    let mut rng = crate::proc::bits::tests::Rng::new(9);
     for len in 0..200 {
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         assert_eq!(crc32(&data), reflected(&data, 0xedb8_8320, !0, !0), "{len}");

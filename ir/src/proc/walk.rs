@@ -4,7 +4,7 @@
 
 use crate::body::{Block, Body, Expr, Place, Stmt};
 use crate::entities::*;
-use crate::interp::ops::EnumInfo;
+use crate::proc::ops::EnumInfo;
 use crate::program::{Module, Parser, Table, Target, Transition};
 use crate::span::Span;
 use crate::types::Type;
@@ -12,7 +12,7 @@ use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 /// The operands of an expression in evaluation order (`ActionData`'s `apply` is a reference to an
 /// expression evaluated earlier, not an operand).
-pub(crate) fn operands(e: &Expr) -> Vec<ExprId> {
+pub fn operands(e: &Expr) -> Vec<ExprId> {
     let mut e = e.clone();
     let mut out = Vec::new();
     map_operands(&mut e, &mut |id| {
@@ -24,7 +24,7 @@ pub(crate) fn operands(e: &Expr) -> Vec<ExprId> {
 
 /// Whether some expression of the tree of `root` (including `root`) satisfies `pred`. Only
 /// operands older than their user are followed, so a malformed body cannot make this loop.
-pub(crate) fn tree_any(body: &Body, root: ExprId, pred: &dyn Fn(&Expr) -> bool) -> bool {
+pub fn tree_any(body: &Body, root: ExprId, pred: &dyn Fn(&Expr) -> bool) -> bool {
     let mut stack = vec![root];
     while let Some(x) = stack.pop() {
         let Some(e) = body.exprs.get(x) else {
@@ -39,7 +39,7 @@ pub(crate) fn tree_any(body: &Body, root: ExprId, pred: &dyn Fn(&Expr) -> bool) 
 }
 
 /// Replaces every operand of `e` by `f(operand)`, in evaluation order.
-pub(crate) fn map_operands(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
+pub fn map_operands(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
     match e {
         Expr::Header { index, .. }
         | Expr::HeaderField { index, .. }
@@ -103,7 +103,7 @@ pub(crate) fn map_operands(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
 }
 
 /// Replaces every expression `e` refers to (operands and `ActionData`'s `apply`) by `f(id)`.
-pub(crate) fn map_refs(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
+pub fn map_refs(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
     if let Expr::ActionData { apply, .. } = e {
         *apply = f(*apply);
     }
@@ -112,7 +112,7 @@ pub(crate) fn map_refs(e: &mut Expr, f: &mut dyn FnMut(ExprId) -> ExprId) {
 
 /// Calls `f` on every expression a statement uses directly (not those of nested blocks), in the
 /// order the interpreter evaluates them: an assignment's value before its place's indices.
-pub(crate) fn map_stmt_roots(s: &mut Stmt, f: &mut dyn FnMut(ExprId) -> ExprId) {
+pub fn map_stmt_roots(s: &mut Stmt, f: &mut dyn FnMut(ExprId) -> ExprId) {
     match s {
         Stmt::Let(_, e)
         | Stmt::Eval(e)
@@ -149,7 +149,7 @@ pub(crate) fn map_stmt_roots(s: &mut Stmt, f: &mut dyn FnMut(ExprId) -> ExprId) 
 }
 
 /// The expressions a statement uses directly, in evaluation order.
-pub(crate) fn stmt_roots(s: &Stmt) -> Vec<ExprId> {
+pub fn stmt_roots(s: &Stmt) -> Vec<ExprId> {
     let mut out = Vec::new();
     let mut s = shallow(s);
     map_stmt_roots(&mut s, &mut |id| {
@@ -174,7 +174,7 @@ fn shallow(s: &Stmt) -> Stmt {
 }
 
 /// Replaces the index expressions of a place, root first.
-pub(crate) fn map_place(p: &mut Place, f: &mut dyn FnMut(ExprId) -> ExprId) {
+pub fn map_place(p: &mut Place, f: &mut dyn FnMut(ExprId) -> ExprId) {
     match p {
         Place::HeaderField { index, .. } | Place::Header { index, .. } => {
             if let Some(i) = index {
@@ -191,7 +191,7 @@ pub(crate) fn map_place(p: &mut Place, f: &mut dyn FnMut(ExprId) -> ExprId) {
 }
 
 /// The local a place writes into, if its root is a local.
-pub(crate) fn place_local(p: &Place) -> Option<LocalId> {
+pub fn place_local(p: &Place) -> Option<LocalId> {
     match p {
         Place::Local(l) => Some(*l),
         Place::Field(base, _) | Place::Slice(base, _, _) | Place::Index(base, _) => {
@@ -206,7 +206,7 @@ pub(crate) fn place_local(p: &Place) -> Option<LocalId> {
 }
 
 /// Replaces the local at a place's root.
-pub(crate) fn map_place_local(p: &mut Place, f: &mut dyn FnMut(LocalId) -> LocalId) {
+pub fn map_place_local(p: &mut Place, f: &mut dyn FnMut(LocalId) -> LocalId) {
     match p {
         Place::Local(l) => *l = f(*l),
         Place::Field(base, _) | Place::Slice(base, _, _) | Place::Index(base, _) => {
@@ -221,7 +221,7 @@ pub(crate) fn map_place_local(p: &mut Place, f: &mut dyn FnMut(LocalId) -> Local
 }
 
 /// The blocks nested directly in a statement.
-pub(crate) fn child_blocks(s: &Stmt) -> Vec<&Block> {
+pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
     match s {
         Stmt::If(_, t, e) => vec![t, e],
         Stmt::Switch { cases, default, .. } => cases
@@ -250,7 +250,7 @@ pub(crate) fn child_blocks(s: &Stmt) -> Vec<&Block> {
 }
 
 /// The blocks nested directly in a statement, mutably.
-pub(crate) fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
+pub fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
     match s {
         Stmt::If(_, t, e) => vec![t, e],
         Stmt::Switch { cases, default, .. } => cases
@@ -280,7 +280,7 @@ pub(crate) fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
 
 /// The statements of a block with their spans (a missing span reads as unknown, so a malformed
 /// block loses no statement).
-pub(crate) fn pairs(b: Block) -> Vec<(Stmt, Span)> {
+pub fn pairs(b: Block) -> Vec<(Stmt, Span)> {
     let (stmts, spans) = b.into_parts();
     let mut spans = spans.into_iter();
     stmts
@@ -290,7 +290,7 @@ pub(crate) fn pairs(b: Block) -> Vec<(Stmt, Span)> {
 }
 
 /// Calls `f` on every statement of `b` and of the blocks nested in it, parents first.
-pub(crate) fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
+pub fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
     crate::stack::grow(|| {
         for s in &b.stmts {
             f(s);
@@ -302,7 +302,7 @@ pub(crate) fn visit_stmts(b: &Block, f: &mut dyn FnMut(&Stmt)) {
 }
 
 /// Calls `f` on every statement of `b` and of the blocks nested in it, parents first.
-pub(crate) fn visit_stmts_mut(b: &mut Block, f: &mut dyn FnMut(&mut Stmt)) {
+pub fn visit_stmts_mut(b: &mut Block, f: &mut dyn FnMut(&mut Stmt)) {
     crate::stack::grow(|| {
         for s in &mut b.stmts {
             f(s);
@@ -314,7 +314,7 @@ pub(crate) fn visit_stmts_mut(b: &mut Block, f: &mut dyn FnMut(&mut Stmt)) {
 }
 
 /// Whether a block contains a statement for which `pred` holds (at any depth).
-pub(crate) fn any_stmt(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> bool {
+pub fn any_stmt(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> bool {
     crate::stack::grow(|| {
         let mut found = false;
         visit_stmts(b, &mut |s| found |= pred(s));
@@ -323,7 +323,7 @@ pub(crate) fn any_stmt(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> bool {
 }
 
 /// One piece of code of a module, with the parts of it that live outside its body's block.
-pub(crate) enum CodeMut<'a> {
+pub enum CodeMut<'a> {
     /// A body whose statements are its block: functions, actions, controls, handlers, kernels.
     Plain(&'a mut Body),
     /// A parser: its states' blocks and select scrutinees share one body.
@@ -334,7 +334,7 @@ pub(crate) enum CodeMut<'a> {
 
 impl CodeMut<'_> {
     /// The same code, borrowed for a shorter time (to hand it to a helper and keep it).
-    pub(crate) fn reborrow(&mut self) -> CodeMut<'_> {
+    pub fn reborrow(&mut self) -> CodeMut<'_> {
         match self {
             CodeMut::Plain(b) => CodeMut::Plain(b),
             CodeMut::Parser(p) => CodeMut::Parser(p),
@@ -343,7 +343,7 @@ impl CodeMut<'_> {
     }
 
     /// The body holding the code's locals and expressions.
-    pub(crate) fn body(&mut self) -> &mut Body {
+    pub fn body(&mut self) -> &mut Body {
         match self {
             CodeMut::Plain(b) => b,
             CodeMut::Parser(p) => &mut p.body,
@@ -353,7 +353,7 @@ impl CodeMut<'_> {
 
     /// Calls `f` with the body and each block of statements of the code (the block is taken out
     /// of the body while `f` runs).
-    pub(crate) fn for_each_block(&mut self, f: &mut dyn FnMut(&mut Body, &mut Block)) {
+    pub fn for_each_block(&mut self, f: &mut dyn FnMut(&mut Body, &mut Block)) {
         match self {
             CodeMut::Plain(_) | CodeMut::Keys(_) => {
                 let body = self.body();
@@ -370,7 +370,7 @@ impl CodeMut<'_> {
     }
 
     /// Replaces the expressions used outside blocks: select scrutinees and table keys.
-    pub(crate) fn map_extra_roots(&mut self, f: &mut dyn FnMut(ExprId) -> ExprId) {
+    pub fn map_extra_roots(&mut self, f: &mut dyn FnMut(ExprId) -> ExprId) {
         match self {
             CodeMut::Plain(_) => {}
             CodeMut::Parser(p) => {
@@ -392,7 +392,7 @@ impl CodeMut<'_> {
 /// Calls `f` on every piece of code of the module: functions, then each scu's parser, table keys,
 /// actions, control, parser-error handler, deparser, stream kernel and `every` blocks, then each
 /// cc's handlers.
-pub(crate) fn for_each_code(module: &mut Module, f: &mut dyn FnMut(CodeMut<'_>)) {
+pub fn for_each_code(module: &mut Module, f: &mut dyn FnMut(CodeMut<'_>)) {
     for func in module.functions.values_mut() {
         f(CodeMut::Plain(&mut func.body));
     }
@@ -429,7 +429,7 @@ pub(crate) fn for_each_code(module: &mut Module, f: &mut dyn FnMut(CodeMut<'_>))
 /// Whether an expression node itself (not its operands) may have an effect or stop the code:
 /// calls, action calls, table applications, map accesses (`get` refreshes an LRU map), meters
 /// and lookahead (which can reject the packet).
-pub(crate) fn node_has_effect(e: &Expr) -> bool {
+pub fn node_has_effect(e: &Expr) -> bool {
     matches!(
         e,
         Expr::Call(..)
@@ -444,7 +444,7 @@ pub(crate) fn node_has_effect(e: &Expr) -> bool {
 }
 
 /// For every expression of `body`, whether its tree has no effect (see [`node_has_effect`]).
-pub(crate) fn purity(body: &Body) -> SecondaryMap<ExprId, bool> {
+pub fn purity(body: &Body) -> SecondaryMap<ExprId, bool> {
     let mut pure: SecondaryMap<ExprId, bool> = SecondaryMap::with_capacity(body.exprs.len());
     for (id, e) in body.exprs.iter() {
         pure[id] = !node_has_effect(e) && operands(e).iter().all(|&o| o < id && pure[o]);
@@ -453,7 +453,7 @@ pub(crate) fn purity(body: &Body) -> SecondaryMap<ExprId, bool> {
 }
 
 /// Whether evaluating a place's indices has no effect.
-pub(crate) fn place_is_pure(p: &Place, pure: &SecondaryMap<ExprId, bool>) -> bool {
+pub fn place_is_pure(p: &Place, pure: &SecondaryMap<ExprId, bool>) -> bool {
     let mut ok = true;
     let mut p = p.clone();
     map_place(&mut p, &mut |i| {
@@ -466,25 +466,25 @@ pub(crate) fn place_is_pure(p: &Place, pure: &SecondaryMap<ExprId, bool>) -> boo
 /// The widths the interpreter gives types (`interp::value::width_of`), without borrowing the
 /// module: enum widths are copied out.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Widths {
+pub struct Widths {
     enums: Vec<u32>,
 }
 
 impl Widths {
     /// The enum widths of `module`.
-    pub(crate) fn of(module: &Module) -> Widths {
+    pub fn of(module: &Module) -> Widths {
         Widths {
             enums: module.enums.values().map(|e| e.width).collect(),
         }
     }
 
     /// The width of a scalar type, `None` for aggregates and `Unit`.
-    pub(crate) fn scalar(&self, ty: &Type) -> Option<u32> {
+    pub fn scalar(&self, ty: &Type) -> Option<u32> {
         ty.scalar_width(|e| self.enum_width(e))
     }
 
     /// The width of a value's bit pattern as the interpreter computes it (1 for non-scalars).
-    pub(crate) fn width(&self, ty: &Type) -> u32 {
+    pub fn width(&self, ty: &Type) -> u32 {
         self.scalar(ty).unwrap_or(1).max(1)
     }
 }
@@ -498,7 +498,7 @@ impl EnumInfo for Widths {
 /// Removes the parser states for which `keep` is false, renumbering the others and redirecting
 /// transitions; a transition to a removed state rejects with `no_match` (callers remove only
 /// states nothing reaches). Returns whether any state was removed.
-pub(crate) fn retain_states(parser: &mut Parser, keep: &dyn Fn(StateId) -> bool) -> bool {
+pub fn retain_states(parser: &mut Parser, keep: &dyn Fn(StateId) -> bool) -> bool {
     let old = std::mem::take(&mut parser.states);
     let mut map: SecondaryMap<StateId, Option<StateId>> = SecondaryMap::new();
     let mut states = PrimaryMap::new();
@@ -529,7 +529,7 @@ pub(crate) fn retain_states(parser: &mut Parser, keep: &dyn Fn(StateId) -> bool)
 }
 
 /// The targets a state's transition may take.
-pub(crate) fn targets(t: &Transition) -> Vec<Target> {
+pub fn targets(t: &Transition) -> Vec<Target> {
     match t {
         Transition::Direct(t) => vec![*t],
         Transition::Select { cases, .. } => cases.iter().map(|c| c.target).collect(),
@@ -537,7 +537,7 @@ pub(crate) fn targets(t: &Transition) -> Vec<Target> {
 }
 
 /// The states reachable from the start state.
-pub(crate) fn reachable_states(parser: &Parser) -> SecondaryMap<StateId, bool> {
+pub fn reachable_states(parser: &Parser) -> SecondaryMap<StateId, bool> {
     let mut seen: SecondaryMap<StateId, bool> = SecondaryMap::new();
     let mut stack = vec![parser.start];
     while let Some(s) = stack.pop() {

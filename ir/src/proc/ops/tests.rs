@@ -392,8 +392,8 @@ fn speed_of_operators() {
 #[test]
 #[ignore]
 fn speed_of_fields_and_hashes() {
-    use crate::interp::bits::{read_bits, write_bits};
-    use crate::interp::intrinsics;
+    use crate::proc::bits::{read_bits, write_bits};
+    use crate::proc::intrinsics;
     use std::hint::black_box;
     let packet = [0x45u8; 64];
     time("read_bits(16 bits at byte 12)", |_| {
