@@ -26,11 +26,11 @@ use crate::writer::cc::kind;
 use crate::KernelFiles;
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
-use scenic_ir::control::{Op, Status};
 use scenic_ir::entities::CcId;
 use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::sim::device::DeviceError;
 use scenic_ir::Module;
+use scenic_scu_abi::control::{Op, Status};
+use scenic_sim::device::DeviceError;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -112,9 +112,9 @@ impl CcTb {
                     .next()
                     .and_then(|d| BigUint::parse_bytes(d.as_bytes(), 16))
                     .unwrap_or_default();
-                let data = scenic_ir::control::low_bits(&data, self.data_bits.min(64));
+                let data = scenic_scu_abi::control::low_bits(&data, self.data_bits.min(64));
                 if let Some(status) = status {
-                    return Ok((status, scenic_ir::control::to_u64(&data)));
+                    return Ok((status, scenic_scu_abi::control::to_u64(&data)));
                 }
             }
         }

@@ -18,7 +18,6 @@ pub use host::CsimNote;
 
 use crate::{Kernel, KernelFiles};
 use num_bigint::BigUint;
-use scenic_ir::control::{decode_counter, ControlLayout, Op, Request, ScuControl, Status};
 use scenic_ir::entities::{CcId, ScuId};
 use scenic_ir::interp::cc::CcEvent;
 use scenic_ir::interp::context::Notification;
@@ -27,8 +26,9 @@ use scenic_ir::interp::state::EntryError;
 use scenic_ir::interp::Destination;
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::program::KeyMatch;
-use scenic_ir::sim::device::{Device, DeviceError, WordOutput};
 use scenic_ir::Module;
+use scenic_scu_abi::control::{decode_counter, ControlLayout, Op, Request, ScuControl, Status};
+use scenic_sim::device::{Device, DeviceError, WordOutput};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -612,7 +612,7 @@ impl Device for CsimDevice<'_> {
         if status != Some(Status::Ok) {
             return Err(entry_error(status, size, action));
         }
-        let kernel_handle = scenic_ir::control::to_u64(&out) as u32;
+        let kernel_handle = scenic_scu_abi::control::to_u64(&out) as u32;
         let handle = self.next_handle;
         self.next_handle += 1;
         self.handles.insert(handle, (scu, tc.target, kernel_handle));
@@ -722,7 +722,7 @@ impl Device for CsimDevice<'_> {
             data: BigUint::default(),
         };
         let (status, data) = self.ctrl(scu, &req)?;
-        Ok((status == Some(Status::Ok)).then(|| scenic_ir::control::to_u64(&data)))
+        Ok((status == Some(Status::Ok)).then(|| scenic_scu_abi::control::to_u64(&data)))
     }
 
     fn set_cc_param(&mut self, cc: &str, param: &str, value: u64) -> Result<bool, DeviceError> {

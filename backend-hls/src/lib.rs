@@ -14,7 +14,7 @@
 //!   and meters need the whole length before the control runs.
 //! - `process` owns all state (`static state_t st`: CSRs, tables, maps, counters, meters, `every`
 //!   due times). Per invocation it serves one control request (`ctrl_in` → `ctrl_out`,
-//!   [`scenic_ir::control`]), runs the `every` blocks that are due at `now_ns` (block by block, each
+//!   [`scenic_scu_abi::control`]), runs the `every` blocks that are due at `now_ns` (block by block, each
 //!   catching up on its missed periods, as the interpreter does), then, if a window is waiting,
 //!   runs the parser, the control (or `on parser_error`) and the deparser on one packet and sends
 //!   `egress` a descriptor: the new header bytes, how many bytes the parser consumed, and the list
@@ -89,7 +89,7 @@
 //! ports. Per-flow state lives in block RAM indexed by the flow's slot (`flow_t flows[N]`,
 //! `AGGREGATE`d, `BIND_STORAGE ram_2p`; URAM when it is large), next to each flow's timer due
 //! times and byte counts (partitioned by timer) and a started bit; params are `state_t` members
-//! read and written as CSRs (target = the param's position) through [`scenic_ir::control`]. An
+//! read and written as CSRs (target = the param's position) through [`scenic_scu_abi::control`]. An
 //! event fires its own flow's timers due by its time (in due order, catching up), or starts the
 //! flow if new (state at its initialisers, timers one period out), then runs its handler in
 //! `dispatch`, whose `PIPELINE II` is the largest handler II of [`scenic_ir::timing`]; `sent`
@@ -277,7 +277,7 @@ pub struct KernelFiles {
     /// Headers every kernel includes besides the support library (`scenic_ops.hpp`).
     pub support: Vec<(String, String)>,
     /// The host control interface the kernels decode.
-    pub control: scenic_ir::control::ControlLayout,
+    pub control: scenic_scu_abi::control::ControlLayout,
 }
 
 /// `scenic_ops.hpp`, the IR's operators on ap_[u]int values.
@@ -296,7 +296,7 @@ pub fn write_kernel(
     if module.scus.is_empty() && module.ccs.is_empty() {
         return Err(Error::NoScu);
     }
-    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let control = scenic_scu_abi::control::ControlLayout::new(module, info);
     let timing = scenic_ir::timing::analyze(module, &options.timing);
     let kernels = module
         .scus
@@ -323,7 +323,7 @@ pub fn write_one(
     options: &Options,
     name: &str,
 ) -> Result<Kernel, Error> {
-    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let control = scenic_scu_abi::control::ControlLayout::new(module, info);
     let timing = scenic_ir::timing::analyze(module, &options.timing);
     if let Some((cc, _)) = module.ccs.iter().find(|(_, c)| c.name == name) {
         return writer::cc::write_cc(module, info, options, &control, &timing, cc);

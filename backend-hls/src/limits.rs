@@ -14,7 +14,7 @@
 
 use crate::writer::{tables_exact, ScuWriter};
 use crate::Error;
-use scenic_ir::control::type_bits;
+use scenic_scu_abi::control::type_bits;
 
 fn thousands(n: u64) -> String {
     let s = n.to_string();

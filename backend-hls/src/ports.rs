@@ -75,7 +75,7 @@ pub enum Role {
     PushOutMeta,
     /// Interrupts (`notify`).
     NotifyOut,
-    /// Host control requests (`scenic_ir::control`).
+    /// Host control requests (`scenic_scu_abi::control`).
     CtrlIn,
     /// Host control responses.
     CtrlOut,
@@ -109,7 +109,7 @@ pub enum CoyoteBinding {
     DmaSend,
     /// `notify`: `irq_not_t {pid, value}` (to_arm selects the Arm cores' queue).
     Notify,
-    /// Generated glue: the AXI-Lite `axi_ctrl` mailbox bridge (`scenic_ir::control::Mailbox`).
+    /// Generated glue: the AXI-Lite `axi_ctrl` mailbox bridge (`scenic_scu_abi::control::Mailbox`).
     CtrlBridge,
     /// Generated glue: a free-running nanosecond counter from `aclk`.
     Clock,
@@ -263,10 +263,10 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
             In,
             d + 56,
             vec![
-                field("data", 0, d, "the request record (scenic_ir::control)"),
+                field("data", 0, d, "the request record (scenic_scu_abi::control)"),
                 field("index", d, 32, "cell, entry handle or position"),
                 field("target", d + 32, 16, "CSR offset or object index"),
-                field("op", d + 48, 8, "scenic_ir::control::Op"),
+                field("op", d + 48, 8, "scenic_scu_abi::control::Op"),
             ],
             "host control requests; one response each on ctrl_out, in order",
         ),
@@ -277,7 +277,7 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
             d + 8,
             vec![
                 field("data", 0, d, "the response record"),
-                field("status", d, 8, "scenic_ir::control::Status"),
+                field("status", d, 8, "scenic_scu_abi::control::Status"),
             ],
             "host control responses",
         ),
@@ -298,7 +298,7 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
 }
 
 /// The top-function ports of a kernel for an scu on `attach`, whose control interface carries
-/// `ctrl_data_bits` of data (`scenic_ir::control::ControlLayout::data_bits`).
+/// `ctrl_data_bits` of data (`scenic_scu_abi::control::ControlLayout::data_bits`).
 pub fn top_ports(attach: Attach, ctrl_data_bits: u32) -> Vec<Port> {
     let mut ports = match attach {
         Attach::SlowPath => slow_path_packet_ports(),

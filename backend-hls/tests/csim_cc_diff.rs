@@ -18,7 +18,7 @@ use scenic_ir::entities::CcId;
 use scenic_ir::interp::cc::CcEvent;
 use scenic_ir::interp::Machine;
 use scenic_ir::program::Event;
-use scenic_ir::sim::device::Device;
+use scenic_sim::device::Device;
 use std::path::Path;
 
 const EVENTS: usize = 10_000;
@@ -153,7 +153,7 @@ impl Run<'_> {
                 let value = match self.rng.below(3) {
                     0 => self.rng.next(),
                     _ => {
-                        let d = scenic_ir::control::to_u64(&param.default.0);
+                        let d = scenic_scu_abi::control::to_u64(&param.default.0);
                         d / 2 + self.rng.below(d.max(1) * 2)
                     }
                 };

@@ -29,7 +29,7 @@ fn load(name: &str) -> (scenic_ir::Module, scenic_backend_hls::KernelFiles) {
     (module, files)
 }
 
-fn failures(r: &scenic_ir::sim::stf::StfReport) -> Vec<String> {
+fn failures(r: &scenic_sim::stf::StfReport) -> Vec<String> {
     r.failures
         .iter()
         .map(|f| format!("line {}: {}", f.pos.line, f.message))
@@ -44,8 +44,8 @@ fn stf_on_both(name: &str) {
         return;
     };
     let text = std::fs::read_to_string(programs_dir().join(format!("{name}.stf"))).expect("stf");
-    let commands = scenic_ir::sim::stf::parse_report(&text).expect("stf parses");
-    let golden = scenic_ir::sim::stf::run(&module, &commands, None);
+    let commands = scenic_sim::stf::parse_report(&text).expect("stf parses");
+    let golden = scenic_sim::stf::run(&module, &commands, None);
     assert_eq!(
         failures(&golden),
         Vec::<String>::new(),
@@ -53,7 +53,7 @@ fn stf_on_both(name: &str) {
     );
     let mut csim = CsimDevice::new(&module, &files, &ap_types, &["-Wall", "-Wextra", "-Werror"])
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut csim, &commands, None);
     assert_eq!(failures(&report), Vec::<String>::new(), "{name}: csim");
     assert_eq!(golden.passed, report.passed, "{name}");
 }

@@ -155,9 +155,9 @@ check_window agg 2 == 1000
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("valid");
-    let commands = scenic_ir::sim::stf::parse_report(STF).expect("stf parses");
+    let commands = scenic_sim::stf::parse_report(STF).expect("stf parses");
     let mut machine = scenic_ir::interp::Machine::new(&module);
-    let report = scenic_ir::sim::stf::run_on(&mut machine, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut machine, &commands, None);
     assert!(
         report.ok() && report.passed == 6,
         "interpreter: {:?}",
@@ -176,7 +176,7 @@ check_window agg 2 == 1000
         &["-Wall", "-Wextra", "-Werror"],
     )
     .expect("builds");
-    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut csim, &commands, None);
     assert!(
         report.ok() && report.passed == 6,
         "hls-csim: {:?}",
@@ -250,9 +250,9 @@ check_rate pace 5 == 9Gbps
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("valid");
-    let commands = scenic_ir::sim::stf::parse_report(STF).expect("stf parses");
+    let commands = scenic_sim::stf::parse_report(STF).expect("stf parses");
     let mut machine = scenic_ir::interp::Machine::new(&module);
-    let report = scenic_ir::sim::stf::run_on(&mut machine, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut machine, &commands, None);
     assert!(
         report.ok() && report.passed == 11,
         "interpreter: {:?}",
@@ -286,7 +286,7 @@ check_rate pace 5 == 9Gbps
         &["-Wall", "-Wextra", "-Werror"],
     )
     .expect("builds");
-    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut csim, &commands, None);
     assert!(
         report.ok() && report.passed == 11,
         "hls-csim: {:?}",

@@ -17,7 +17,7 @@ fn programs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
 }
 
-fn failures(r: &scenic_ir::sim::stf::StfReport) -> Vec<String> {
+fn failures(r: &scenic_sim::stf::StfReport) -> Vec<String> {
     r.failures
         .iter()
         .map(|f| format!("line {}: {}", f.pos.line, f.message))
@@ -37,15 +37,15 @@ fn cond_expr_stf_on_interpreter_and_csim() {
     let options = scenic_backend_hls::Options::default();
     let files = scenic_backend_hls::write_kernel(&module, &info, &options).expect("generates");
     let text = std::fs::read_to_string(programs_dir().join(format!("{name}.stf"))).expect("stf");
-    let commands = scenic_ir::sim::stf::parse_report(&text).expect("stf parses");
-    let golden = scenic_ir::sim::stf::run(&module, &commands, None);
+    let commands = scenic_sim::stf::parse_report(&text).expect("stf parses");
+    let golden = scenic_sim::stf::run(&module, &commands, None);
     assert_eq!(failures(&golden), Vec::<String>::new(), "interpreter");
     let Some(ap_types) = common::ap_types_or_skip(name) else {
         return;
     };
     let mut csim = CsimDevice::new(&module, &files, &ap_types, &["-Wall", "-Wextra", "-Werror"])
         .unwrap_or_else(|e| panic!("{e}"));
-    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut csim, &commands, None);
     assert_eq!(failures(&report), Vec::<String>::new(), "csim");
     assert_eq!(golden.passed, report.passed);
 }

@@ -26,9 +26,9 @@ mod stream_diff;
 use common::Coverage;
 use scenic_backend_hls::csim::CsimDevice;
 use scenic_ir::interp::{Destination, Machine};
-use scenic_ir::sim::device::Device;
-use scenic_ir::sim::port_of;
 use scenic_ir::ScuId;
+use scenic_sim::device::Device;
+use scenic_sim::port_of;
 use std::fmt::Write as _;
 
 const PACKETS: usize = 10_000;

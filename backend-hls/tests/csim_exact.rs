@@ -14,10 +14,10 @@ use num_bigint::BigUint;
 use scenic_backend_hls::csim::CsimDevice;
 use scenic_ir::interp::{Destination, Machine};
 use scenic_ir::program::KeyMatch;
-use scenic_ir::sim::device::Device;
-use scenic_ir::sim::port_of;
 use scenic_ir::types::Const;
 use scenic_ir::ScuId;
+use scenic_sim::device::Device;
+use scenic_sim::port_of;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -73,18 +73,18 @@ fn exact_flows_stf_on_interpreter_and_csim() {
     };
     let (module, files) = load();
     let text = std::fs::read_to_string(programs_dir().join("exact_flows.stf")).expect("stf");
-    let commands = scenic_ir::sim::stf::parse_report(&text).expect("stf parses");
-    let golden = scenic_ir::sim::stf::run(&module, &commands, None);
+    let commands = scenic_sim::stf::parse_report(&text).expect("stf parses");
+    let golden = scenic_sim::stf::run(&module, &commands, None);
     let mut csim = device(&module, &files, &ap_types);
     let start = Instant::now();
-    let report = scenic_ir::sim::stf::run_on(&mut csim, &commands, None);
+    let report = scenic_sim::stf::run_on(&mut csim, &commands, None);
     eprintln!(
         "exact_flows.stf: {} passed, {} failed as expected, C-simulated in {:.2} s",
         report.passed,
         report.failures.len(),
         start.elapsed().as_secs_f64()
     );
-    let lines = |r: &scenic_ir::sim::stf::StfReport| -> Vec<String> {
+    let lines = |r: &scenic_sim::stf::StfReport| -> Vec<String> {
         r.failures
             .iter()
             .map(|f| format!("line {}: {}", f.pos.line, f.message))

@@ -17,8 +17,8 @@ fn run_stf(name: &str) {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let stf = common::examples_dir().join(name.replace(".sn", ".stf"));
     let text = std::fs::read_to_string(&stf).expect("stf file");
-    let commands = scenic_ir::sim::stf::parse_report(&text).expect("stf parses");
-    let report = scenic_ir::sim::stf::run_on(&mut device, &commands, None);
+    let commands = scenic_sim::stf::parse_report(&text).expect("stf parses");
+    let report = scenic_sim::stf::run_on(&mut device, &commands, None);
     let failures: Vec<String> = report
         .failures
         .iter()

@@ -28,9 +28,9 @@ mod gen;
 
 use scenic_backend_p4::Target;
 use scenic_ir::interp::{Destination, Machine};
-use scenic_ir::sim::device::Device;
-use scenic_ir::sim::port_of;
 use scenic_ir::{Module, ScuId};
+use scenic_sim::device::Device;
+use scenic_sim::port_of;
 use std::time::Instant;
 
 /// Generated packets per program and target.
@@ -181,7 +181,7 @@ fn locate(module: &Module, scu: ScuId, trace: &[String], k: usize) -> String {
 }
 
 /// A device call's result in words (errors by message: the two modules' ids differ).
-fn result<T: std::fmt::Debug>(r: Result<T, scenic_ir::sim::device::DeviceError>) -> String {
+fn result<T: std::fmt::Debug>(r: Result<T, scenic_sim::device::DeviceError>) -> String {
     match r {
         Ok(v) => format!("ok {v:?}"),
         Err(e) => format!("error {e}"),
@@ -469,7 +469,7 @@ fn round_trip(case: &Case, target: Target, seed: u64) -> usize {
     same_declarations(&label, &orig, &back);
     if let Some(stf) = &case.stf {
         let text = std::fs::read_to_string(common::root().join(stf)).expect("STF file");
-        let report = scenic_ir::sim::stf::run_text(&back, &text, None);
+        let report = scenic_sim::stf::run_text(&back, &text, None);
         let failures: Vec<String> = report
             .failures
             .iter()

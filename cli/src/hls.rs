@@ -10,7 +10,7 @@ use crate::output::{print_stdout, Level, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_backend_hls::csim::{self, CsimDevice};
 use scenic_backend_hls::{Options, SourceLines};
-use scenic_ir::sim::stf::{self, StfReport};
+use scenic_sim::stf::{self, StfReport};
 use std::path::Path;
 use std::process::ExitCode;
 

@@ -17,11 +17,11 @@ use crate::compile;
 use crate::output::{self, Output};
 use crate::sim_capture::Capture;
 use crate::{EXIT_ERRORS, EXIT_USAGE};
+use scenic_io::{entries, pcap};
 use scenic_ir::interp::stream::DmaTransfer;
-use scenic_ir::io::{entries, pcap};
-use scenic_ir::sim::capture::{Event, LargestStep, SimOptions, Simulation, StreamError, Summary};
-use scenic_ir::sim::setup::SetupError;
-use scenic_ir::sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
+use scenic_sim::capture::{Event, LargestStep, SimOptions, Simulation, StreamError, Summary};
+use scenic_sim::setup::SetupError;
+use scenic_sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -60,7 +60,7 @@ pub struct SimArgs {
 
 fn parse_csr(text: &str) -> Result<(String, u64), String> {
     let (name, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
-    let value = scenic_ir::io::value::parse_scalar(value.trim())
+    let value = scenic_io::value::parse_scalar(value.trim())
         .map_err(|e| format!("bad value `{value}`: {e}"))?;
     Ok((name.trim().to_string(), value))
 }
@@ -364,7 +364,7 @@ mod tests {
     //! way `scenicc sim` wrote them before it streamed: all at the end, grouped by port.
 
     use super::*;
-    use scenic_ir::sim::capture::{self, SimResult};
+    use scenic_sim::capture::{self, SimResult};
 
     fn example(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(run(&args, &quiet(), false), ExitCode::SUCCESS, "{program}");
         let module = compile::lower(&args.file, &quiet(), false).unwrap_or_else(|_| panic!());
         let capture = std::fs::read(&input).unwrap_or_else(|e| panic!("{e}"));
-        let records = scenic_ir::io::read_all(&capture).unwrap_or_else(|e| panic!("{e}"));
+        let records = scenic_io::read_all(&capture).unwrap_or_else(|e| panic!("{e}"));
         let result = capture::simulate(
             &module,
             records.iter().map(|r| (r.ts_ns, r.data)),

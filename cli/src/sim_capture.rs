@@ -3,7 +3,7 @@
 //! is too large to allow), holding a buffer of a few hundred KiB, not the file. Anything else
 //! (a pipe, `/dev/stdin`) cannot be read twice, so it is read whole into memory first.
 
-use scenic_ir::io::stream::CaptureStream;
+use scenic_io::stream::CaptureStream;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};

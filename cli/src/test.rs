@@ -9,7 +9,7 @@
 use crate::compile;
 use crate::output::{self, print_stdout, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
-use scenic_ir::sim::stf;
+use scenic_sim::stf;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

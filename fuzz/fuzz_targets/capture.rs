@@ -10,23 +10,23 @@
 mod examples;
 
 use libfuzzer_sys::fuzz_target;
-use scenic_ir::sim::capture::{simulate, SimOptions};
+use scenic_sim::capture::{simulate, SimOptions};
 
 /// Every record of `data`, or the error that ends it, as text: in memory and streamed.
 fn both_ways(data: &[u8]) -> (Vec<String>, Vec<String>) {
-    let show = |r: Result<&scenic_ir::io::Record<'_>, &scenic_ir::io::CaptureError>| match r {
+    let show = |r: Result<&scenic_io::Record<'_>, &scenic_io::CaptureError>| match r {
         Ok(r) => format!(
             "{} {} {} {} {:?}",
             r.ts_ns, r.orig_len, r.link_type, r.interface, r.data
         ),
         Err(e) => e.to_string(),
     };
-    let in_memory = match scenic_ir::io::open(data) {
+    let in_memory = match scenic_io::open(data) {
         Ok(packets) => packets.map(|r| show(r.as_ref())).collect(),
         Err(e) => vec![e.to_string()],
     };
     let capacity = 1 + data.len() % 256;
-    let streamed = match scenic_ir::io::stream::CaptureStream::with_buffer(data, capacity) {
+    let streamed = match scenic_io::stream::CaptureStream::with_buffer(data, capacity) {
         Ok(mut stream) => {
             let mut seen = Vec::new();
             while let Some(r) = stream.next() {
@@ -42,7 +42,7 @@ fn both_ways(data: &[u8]) -> (Vec<String>, Vec<String>) {
 fuzz_target!(|data: &[u8]| {
     let (in_memory, streamed) = both_ways(data);
     assert_eq!(in_memory, streamed);
-    let Ok(records) = scenic_ir::io::read_all(data) else {
+    let Ok(records) = scenic_io::read_all(data) else {
         return;
     };
     let range = data.as_ptr_range();

@@ -8,7 +8,7 @@
 mod examples;
 
 use libfuzzer_sys::fuzz_target;
-use scenic_ir::sim::capture::{simulate, SimOptions};
+use scenic_sim::capture::{simulate, SimOptions};
 
 fuzz_target!(|data: &[u8]| {
     let split = data.first().map_or(0, |b| usize::from(*b)).min(data.len());

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for (_, module) in examples::modules() {
-        let report = scenic_ir::sim::stf::run_text(module, text, None);
+        let report = scenic_sim::stf::run_text(module, text, None);
         let _ = (report.passed, report.ok());
     }
 });

@@ -378,7 +378,7 @@ impl Options {
 
 /// An in-memory pcap of `n` packets from `pool`, 50 ns apart.
 fn capture(pool: &[Vec<u8>], n: usize) -> Vec<u8> {
-    use scenic_ir::io::pcap::{Resolution, Writer, LINKTYPE_ETHERNET};
+    use scenic_io::pcap::{Resolution, Writer, LINKTYPE_ETHERNET};
     let out = Vec::with_capacity(n * 800);
     let Ok(mut w) = Writer::with_options(out, Resolution::Nanos, LINKTYPE_ETHERNET) else {
         panic!("pcap header")
@@ -395,8 +395,8 @@ fn capture(pool: &[Vec<u8>], n: usize) -> Vec<u8> {
 /// and the largest step of time) in one pass read piece by piece, set up, simulate in a second
 /// pass, writing each output packet as it comes to the pcap file `out`.
 fn sim_pcap(module: &scenic_ir::Module, input: &Path, out: &Path, entries: &str) -> usize {
-    use scenic_ir::sim::capture::{Event, SimOptions, Simulation};
-    let entries = match scenic_ir::io::entries::parse(entries) {
+    use scenic_sim::capture::{Event, SimOptions, Simulation};
+    let entries = match scenic_io::entries::parse(entries) {
         Ok(e) => e,
         Err(e) => panic!("{e}"),
     };
@@ -425,14 +425,14 @@ fn sim_pcap(module: &scenic_ir::Module, input: &Path, out: &Path, entries: &str)
 }
 
 /// A pass over the capture file at `path`, read piece by piece.
-fn stream(path: &Path) -> scenic_ir::io::stream::CaptureStream<std::fs::File> {
+fn stream(path: &Path) -> scenic_io::stream::CaptureStream<std::fs::File> {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{e}"));
-    scenic_ir::io::stream::CaptureStream::new(file).unwrap_or_else(|e| panic!("{e}"))
+    scenic_io::stream::CaptureStream::new(file).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The checking pass of `scenicc sim`: every record read, the largest step of time taken.
 fn check(path: &Path) -> u64 {
-    let mut steps = scenic_ir::sim::capture::LargestStep::default();
+    let mut steps = scenic_sim::capture::LargestStep::default();
     let mut pass = stream(path);
     while let Some(r) = pass.next() {
         steps.push(r.unwrap_or_else(|e| panic!("{e}")).ts_ns);
@@ -441,9 +441,9 @@ fn check(path: &Path) -> u64 {
 }
 
 /// A pcap file at `path` written as `scenicc sim --out` writes it.
-fn writer(path: &Path) -> scenic_ir::io::pcap::Writer<std::io::BufWriter<std::fs::File>> {
+fn writer(path: &Path) -> scenic_io::pcap::Writer<std::io::BufWriter<std::fs::File>> {
     let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{e}"));
-    scenic_ir::io::pcap::Writer::new(std::io::BufWriter::with_capacity(1 << 16, file))
+    scenic_io::pcap::Writer::new(std::io::BufWriter::with_capacity(1 << 16, file))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -15,18 +15,14 @@
 
 pub mod body;
 pub mod check;
-pub mod control;
 pub mod entities;
 pub mod interp;
-pub mod io;
-pub mod manifest;
 pub mod model;
 pub mod passes;
 pub mod print;
 pub mod proc;
 pub mod program;
 pub mod record;
-pub mod sim;
 pub mod span;
 pub mod stack;
 pub mod timing;

@@ -1,6 +1,6 @@
 //! Aggregate constants as one bit pattern: the initial value of a struct or array `state` of a cc
 //! (`CcState::init`) is a single [`Const`] holding the value's *record bits*, the layout in which
-//! [`crate::control`] packs records and the HLS kernel's `pack_*`/`unpack_*` read them: a struct's
+//! `scenic_scu_abi::control` packs records and the HLS kernel's `pack_*`/`unpack_*` read them: a struct's
 //! first field and an array's element 0 in the least significant bits, each part [`value_bits`]
 //! wide, nested parts packed the same way. A scalar's record bits are its bit pattern.
 //!

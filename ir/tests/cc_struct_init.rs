@@ -24,7 +24,7 @@ fn run(source: &str, stf: &str) {
     if let Err(e) = scenic_ir::Validator::new().validate(&module) {
         panic!("the IR after lowering is invalid: {e:?}");
     }
-    let report = scenic_ir::sim::stf::run_text(&module, stf, None);
+    let report = scenic_sim::stf::run_text(&module, stf, None);
     let failures: Vec<String> = report
         .failures
         .iter()

@@ -35,7 +35,7 @@ fn program(first: (&str, u32), second: (&str, u32), restart: &str) -> String {
 
 fn run(source: &str, stf: &str) {
     let module = lower(source);
-    let report = scenic_ir::sim::stf::run_text(&module, stf, None);
+    let report = scenic_sim::stf::run_text(&module, stf, None);
     let failures: Vec<String> = report
         .failures
         .iter()

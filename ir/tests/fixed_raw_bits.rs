@@ -34,7 +34,7 @@ scu s on slow_path {
         .unwrap_or_else(|e| panic!("cannot lower: {e}"));
     let stf = "packet 0 020000000001 020000000002 0800 00\nexpect 1\n\
                check_csr a == 0x6000\ncheck_csr b == 0xffff\ncheck_csr c == 1\n";
-    let report = scenic_ir::sim::stf::run_text(&module, stf, None);
+    let report = scenic_sim::stf::run_text(&module, stf, None);
     assert!(report.ok(), "{:?}", report.failures);
     assert_eq!(report.passed, 4);
 }

@@ -19,8 +19,8 @@
 use scenic_frontend::Session;
 use scenic_ir::interp::cc::CcEvent;
 use scenic_ir::interp::Machine;
-use scenic_ir::sim::stf::run_text;
 use scenic_ir::Module;
+use scenic_sim::stf::run_text;
 
 fn lower(text: &str) -> Module {
     let mut session = Session::new();
@@ -405,7 +405,7 @@ fn stf_words_without_a_stream_and_files_testing_nothing_fail() {
 
 /// The error of installing entries file `json` on scu `s` of `module`.
 fn entries_error(module: &Module, json: &str) -> String {
-    let entries = match scenic_ir::io::entries::parse(json) {
+    let entries = match scenic_io::entries::parse(json) {
         Ok(e) => e,
         Err(e) => panic!("bad entries file: {e}"),
     };
@@ -413,7 +413,7 @@ fn entries_error(module: &Module, json: &str) -> String {
     let Some(scu) = m.scu_by_name("s") else {
         panic!("no scu `s`")
     };
-    match scenic_ir::sim::capture::install(&mut m, scu, &entries) {
+    match scenic_sim::capture::install(&mut m, scu, &entries) {
         Ok(()) => String::new(),
         Err(e) => e.to_string(),
     }

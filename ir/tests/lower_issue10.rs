@@ -17,8 +17,8 @@
 
 use scenic_frontend::Session;
 use scenic_ir::passes::PassManager;
-use scenic_ir::sim::stf;
 use scenic_ir::Module;
+use scenic_sim::stf;
 
 const PROGRAM: &str = include_str!("../../backend-hls/tests/programs/lower_issue10.sn");
 const PROGRAM_STF: &str = include_str!("../../backend-hls/tests/programs/lower_issue10.stf");

@@ -20,7 +20,7 @@ fn lower(name: &str, text: &str) -> Module {
 }
 
 fn stf(module: &Module, text: &str) {
-    let report = scenic_ir::sim::stf::run_text(module, text, None);
+    let report = scenic_sim::stf::run_text(module, text, None);
     let failures: Vec<String> = report
         .failures
         .iter()

@@ -13,8 +13,8 @@
 //! `expect_notify` that ignores notifications (every STF file written before the command).
 
 use scenic_frontend::Session;
-use scenic_ir::sim::stf::{self, StfReport};
 use scenic_ir::Module;
+use scenic_sim::stf::{self, StfReport};
 
 const PROGRAM: &str = include_str!("../../backend-hls/tests/programs/stf_notify_maps.sn");
 const PROGRAM_STF: &str = include_str!("../../backend-hls/tests/programs/stf_notify_maps.stf");

@@ -1,7 +1,7 @@
 //! The STF runner's own rules (docs/testing.md), on small programs: the clock starts at 0.
 
 use scenic_frontend::Session;
-use scenic_ir::sim::stf::run_text;
+use scenic_sim::stf::run_text;
 
 fn lower(text: &str) -> scenic_ir::Module {
     let mut session = Session::new();

@@ -6,7 +6,7 @@
 //! extracts, and a pcapng file full of unusual blocks. Command line: `--entries` with unknown names
 //! and wrong match forms, `--csr` and `--scu` with unknown names. A capture through a pipe
 //! (`--in /dev/stdin`), good and bad, runs as the same file does. Each runs through the library
-//! (`scenic_ir::io` and `scenic_ir::sim::capture`) and, where the command line has its own handling,
+//! (`scenic_io` and `scenic_sim::capture`) and, where the command line has its own handling,
 //! through the `scenicc` binary.
 //!
 //! Three bugs found here (time jumps, Ethernet padding as payload, IPv4 and TCP header lengths below
@@ -15,8 +15,8 @@
 mod support;
 
 use etherparse::PacketHeaders;
-use scenic_ir::sim::capture::{self, SimOptions};
-use scenic_ir::sim::{HOST_PORT, PASS_PORT};
+use scenic_sim::capture::{self, SimOptions};
+use scenic_sim::{HOST_PORT, PASS_PORT};
 use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Duration;
@@ -128,7 +128,7 @@ fn library_every_prefix_of_pcap_and_pcapng() {
         ("pcapng", small_pcapng()),
     ] {
         assert_eq!(
-            scenic_ir::io::read_all(&file).map(|r| r.len()).ok(),
+            scenic_io::read_all(&file).map(|r| r.len()).ok(),
             Some(3),
             "{format}"
         );
@@ -137,7 +137,7 @@ fn library_every_prefix_of_pcap_and_pcapng() {
             let prefix = &file[..len];
             let mut good = Vec::new();
             let mut error = None;
-            match scenic_ir::io::open(prefix) {
+            match scenic_io::open(prefix) {
                 Err(e) => error = Some(e.to_string()),
                 Ok(records) => {
                     for r in records {
@@ -316,7 +316,7 @@ fn garbage_bytes_as_a_capture() {
             _ => pcapng_header[..rng.below(pcapng_header.len())].to_vec(),
         };
         bytes.extend(rng.bytes(len));
-        let records: Vec<(u64, Vec<u8>)> = match scenic_ir::io::open(&bytes) {
+        let records: Vec<(u64, Vec<u8>)> = match scenic_io::open(&bytes) {
             Err(e) => {
                 assert!(!e.to_string().is_empty());
                 continue;
@@ -474,7 +474,7 @@ fn pcapng_with_odd_blocks() {
     let t0: u64 = 1_700_000_000_000_000_000; // ns
     let f = odd_pcapng(t0, [&p1, &p2, &p3, &p4]);
 
-    let records = scenic_ir::io::read_all(&f).unwrap_or_else(|e| panic!("{e}"));
+    let records = scenic_io::read_all(&f).unwrap_or_else(|e| panic!("{e}"));
     let got: Vec<(u64, &[u8])> = records.iter().map(|r| (r.ts_ns, r.data)).collect();
     let want: Vec<(u64, &[u8])> = vec![
         (t0, &p1),
@@ -506,7 +506,7 @@ fn pcapng_with_odd_blocks() {
     // past the end, and leading and trailing lengths that differ. Each is an error naming the file
     // and an offset.
     for (what, bytes) in broken_pcapngs(&f) {
-        let err = scenic_ir::io::read_all(&bytes).map(|r| r.len());
+        let err = scenic_io::read_all(&bytes).map(|r| r.len());
         let msg = err
             .err()
             .map(|e| e.to_string())

@@ -21,9 +21,9 @@ mod support;
 use etherparse::{
     Ethernet2Header, IpHeaders, IpNumber, Ipv4Header, PacketBuilder, PacketHeaders, VlanId,
 };
-use scenic_ir::sim::capture::SimResult;
-use scenic_ir::sim::{HOST_PORT, PASS_PORT};
 use scenic_ir::Module;
+use scenic_sim::capture::SimResult;
+use scenic_sim::{HOST_PORT, PASS_PORT};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -264,12 +264,12 @@ fn watched(label: &str, module: Arc<Module>, packets: Arc<Vec<(u64, Vec<u8>)>>) 
                     progress.store(i + 1, Ordering::SeqCst);
                     (*ts, p.as_slice())
                 });
-                scenic_ir::sim::capture::simulate(
+                scenic_sim::capture::simulate(
                     &module,
                     feed,
                     None,
                     &[],
-                    &scenic_ir::sim::capture::SimOptions::default(),
+                    &scenic_sim::capture::SimOptions::default(),
                 )
             }));
             let _ = tx.send(outcome);

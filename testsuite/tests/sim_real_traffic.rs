@@ -20,7 +20,7 @@
 mod support;
 
 use etherparse::{Icmpv4Type, Icmpv6Type, NetHeaders, PacketHeaders, TransportHeader};
-use scenic_ir::sim::{HOST_PORT, PASS_PORT};
+use scenic_sim::{HOST_PORT, PASS_PORT};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::BufRead;
@@ -70,7 +70,7 @@ fn real_linux_traffic_through_the_examples() {
     // The capture, read by our own reader, by scenic_ir's reader, and counted by tcpdump.
     let packets = read_pcap(&bytes);
     assert_eq!(packets.len() as u64, tcpdump_count, "tcpdump's count");
-    let records = scenic_ir::io::read_all(&bytes).unwrap_or_else(|e| panic!("scenic_ir: {e}"));
+    let records = scenic_io::read_all(&bytes).unwrap_or_else(|e| panic!("scenic_ir: {e}"));
     assert_eq!(records.len(), packets.len());
     for (r, (ts, p)) in records.iter().zip(&packets) {
         assert_eq!((r.ts_ns, r.data), (*ts, p.as_slice()));

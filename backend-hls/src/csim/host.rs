@@ -10,10 +10,10 @@
 
 use super::{CsimDevice, DevResult};
 use num_bigint::BigUint;
-use scenic_ir::control::{Op, Request, Status};
 use scenic_ir::entities::ScuId;
 use scenic_ir::interp::context::Notification;
-use scenic_ir::sim::device::DeviceError;
+use scenic_scu_abi::control::{Op, Request, Status};
+use scenic_sim::device::DeviceError;
 use std::sync::Arc;
 
 /// A notification a kernel raised.

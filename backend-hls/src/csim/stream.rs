@@ -1,4 +1,4 @@
-//! [`CsimDevice::word`](scenic_ir::sim::device::Device::word) for stream kernels: one payload word
+//! [`CsimDevice::word`](scenic_sim::device::Device::word) for stream kernels: one payload word
 //! through the testbench's `word` command ([`crate::testbench::stream`]).
 //!
 //! What the device reports, and why it differs in timing (never in content) from the
@@ -19,7 +19,7 @@ use super::{unhex, CsimDevice};
 use scenic_ir::entities::ScuId;
 use scenic_ir::interp::stream::{word_bytes, DmaTransfer};
 use scenic_ir::proc::bits::Bits;
-use scenic_ir::sim::device::{DeviceError, WordOutput};
+use scenic_sim::device::{DeviceError, WordOutput};
 
 fn bad(line: &str) -> DeviceError {
     DeviceError::Protocol {

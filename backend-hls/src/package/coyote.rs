@@ -11,15 +11,15 @@
 //!
 //! The control bridge serves one AXI-Lite transaction at a time. Scu `i` owns the words
 //! `[i·S, (i+1)·S)` of the user window (`S` = `csr_window.stride_bytes / 8` of the manifest): first
-//! its CSRs, then its mailbox (`scenic_ir::control::Mailbox`). A CSR access becomes a `CsrRead` or
+//! its CSRs, then its mailbox (`scenic_scu_abi::control::Mailbox`). A CSR access becomes a `CsrRead` or
 //! `CsrWrite` request and waits for its response; mailbox data and index words are registers; a
 //! write of the command word issues the request and returns at once, and the status word tells when
 //! the response has arrived (bit 8 busy, bits 16..48 a completion count).
 
 use super::{KernelText, PackageOptions};
 use crate::ports::{Direction, Interface, Port, Role};
-use scenic_ir::control::{ControlLayout, Op};
 use scenic_ir::program::Attach;
+use scenic_scu_abi::control::{ControlLayout, Op};
 use std::fmt::Write;
 
 /// What a port is connected to: a shell interface, or something the glue drives. Only the
@@ -161,7 +161,7 @@ fn bridge(s: &mut String, kernels: &[(KernelText, Attach)], c: &ControlLayout, s
         "
 // ---- AXI-Lite control bridge: axi_ctrl words -> ctrl_in requests, ctrl_out responses -> words.
 localparam int SCENIC_N = {n};                  // kernels
-localparam int SCENIC_D = {d};                // control data bits (scenic_ir::control)
+localparam int SCENIC_D = {d};                // control data bits (scenic_scu_abi::control)
 localparam int SCENIC_DW = {dw};                  // mailbox data words
 localparam int SCENIC_SB = {stride_bits};                  // log2 of the words each scu owns
 localparam logic [15:0] SCENIC_CSRS [SCENIC_N] = '{{{csrs}}};
@@ -286,7 +286,7 @@ always_ff @(posedge aclk) begin
     end
 end
 
-// Mailbox words of the selected scu (scenic_ir::control::Mailbox): request data, index, command,
+// Mailbox words of the selected scu (scenic_scu_abi::control::Mailbox): request data, index, command,
 // status, response data. A command written while a request is in flight is ignored.
 task automatic mailbox_access();
     automatic int rel = int'(scenic_local) - int'(SCENIC_CSRS[scenic_sel]);

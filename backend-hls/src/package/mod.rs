@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! DIR/
-//!   manifest.json            the program, kernels, ports, CSR map, tables, maps, ... (scenic_ir::manifest)
+//!   manifest.json            the program, kernels, ports, CSR map, tables, maps, ... (scenic_scu_abi::manifest)
 //!   README.md                what is here and what to do next
 //!   hls/
 //!     Makefile               make csim (g++ and AP_TYPES), make xo (Vitis)
@@ -34,10 +34,10 @@ pub mod scripts;
 pub use generate::{build, BuildError, BuildInputs};
 
 use crate::ports::Port;
-use scenic_ir::manifest::{self, BackendFacts, Manifest, ManifestError};
 use scenic_ir::program::Attach;
 use scenic_ir::timing::{self, TimingReport};
 use scenic_ir::{Module, ModuleInfo};
+use scenic_scu_abi::manifest::{self, BackendFacts, Manifest, ManifestError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -32,7 +32,7 @@ fn module() -> (Module, ModuleInfo) {
 }
 
 fn generated(module: &Module, info: &ModuleInfo) -> Generated {
-    let control = scenic_ir::control::ControlLayout::new(module, info);
+    let control = scenic_scu_abi::control::ControlLayout::new(module, info);
     let kernels = module
         .scus
         .values()

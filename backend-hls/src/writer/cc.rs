@@ -11,7 +11,7 @@
 //!   Statics are zero- or constructor-initialised, so a flow slot starts as the language says:
 //!   state at its initialisers when the flow's first signal arrives.
 //! - **Params as CSRs**: `state_t` holds the params, read and written with the existing
-//!   `CsrRead`/`CsrWrite` ops of [`scenic_ir::control`] (target = the param's position), so the
+//!   `CsrRead`/`CsrWrite` ops of [`scenic_scu_abi::control`] (target = the param's position), so the
 //!   host, the mailbox bridge and the C-simulation use one protocol for scus and ccs.
 //! - **Handlers**: each handler is a C++ function over `(state_t& st, pkt_t& pk)` written by the
 //!   shared [`super::body::BodyWriter`]; `pk.fs` is the flow's state record while it runs,
@@ -42,12 +42,12 @@ use crate::analysis::{Halts, Measure, Tally};
 use crate::namer::Namer;
 use crate::{Error, Kernel, Options};
 use cranelift_entity::{EntityRef, PrimaryMap};
-use scenic_ir::control::{type_bits, ControlLayout, CsrControl, Mailbox, ScuControl};
 use scenic_ir::entities::*;
 use scenic_ir::program::{Attach, Cc, Event, Every, Scu};
 use scenic_ir::timing::{BodyKind, TimingReport};
 use scenic_ir::types::{Dimension, Type};
 use scenic_ir::{Module, ModuleInfo};
+use scenic_scu_abi::control::{type_bits, ControlLayout, CsrControl, Mailbox, ScuControl};
 
 /// Event kinds on `cc_event_in` (bits 0..8 of a record).
 pub mod kind {

@@ -1,5 +1,5 @@
 //! The host control decoder: `serve_ctrl` turns one `ctrl_in` request into one `ctrl_out`
-//! response, following `scenic_ir::control` (op codes, targets, record layouts, status codes).
+//! response, following `scenic_scu_abi::control` (op codes, targets, record layouts, status codes).
 //!
 //! It fails exactly where the interpreter's host API fails: an unknown action (`BAD_ACTION`)
 //! before a constant table (`CONSTANT`), a full table (`FULL`) before equal keys in an exact table
@@ -9,8 +9,8 @@
 use super::{Code, ScuWriter};
 use crate::Error;
 use cranelift_entity::EntityRef;
-use scenic_ir::control::Op;
 use scenic_ir::program::MapKind;
+use scenic_scu_abi::control::Op;
 
 fn case(c: &mut Code, op: Op) {
     c.open(format!("case {}:", op.const_name()));
@@ -27,7 +27,9 @@ fn end_case(c: &mut Code) {
 /// Writes `serve_ctrl`.
 pub fn write(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     let d = w.data_bits;
-    c.line("// ---- host control requests (scenic_ir::control) ---------------------------------");
+    c.line(
+        "// ---- host control requests (scenic_scu_abi::control) ---------------------------------",
+    );
     c.blank();
     c.open("static ctrl_resp_t serve_ctrl(state_t& st, const ctrl_req_t& req)");
     c.line(format!(

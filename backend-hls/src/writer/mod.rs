@@ -28,11 +28,11 @@ pub mod types;
 use crate::analysis::{Halts, Measure, ParserBound, ParserFacts, Tally};
 use crate::{Error, Kernel, Options};
 use names::Names;
-use scenic_ir::control::{ControlLayout, ScuControl};
 use scenic_ir::entities::ScuId;
 use scenic_ir::program::{Attach, Scu};
 use scenic_ir::timing::{BodyKind, TimingReport};
 use scenic_ir::{Module, ModuleInfo, Span};
+use scenic_scu_abi::control::{ControlLayout, ScuControl};
 use std::fmt::Write as _;
 
 /// Indented C++ text.

@@ -11,7 +11,7 @@
 //! matching slot wins (a priority encoder). Insertion shifts the slots after its rank by one,
 //! removal shifts them back: control-path work, one request at a time.
 //!
-//! Entries arrive as the records of `scenic_ir::control::TableControl` (the constant entries too,
+//! Entries arrive as the records of `scenic_scu_abi::control::TableControl` (the constant entries too,
 //! encoded at generation time), so the host's path and the compiled-in path are the same code.
 
 use super::body::{BodyWriter, Ctx};
@@ -19,8 +19,8 @@ use super::{Code, ScuWriter};
 use crate::conv;
 use crate::Error;
 use cranelift_entity::EntityRef;
-use scenic_ir::control::{KeyEncoding, TableControl, TableStrategy};
 use scenic_ir::entities::TableId;
+use scenic_scu_abi::control::{KeyEncoding, TableControl, TableStrategy};
 
 /// What one key element stores per slot.
 struct KeyCols {
@@ -310,7 +310,9 @@ fn write_lookup(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
 }
 
 fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
-    c.line("// Adds an entry record (scenic_ir::control): a status code and the entry's handle.");
+    c.line(
+        "// Adds an entry record (scenic_scu_abi::control): a status code and the entry's handle.",
+    );
     c.open("ap_uint<8> insert(const ap_uint<RECORD_BITS>& rec, bool is_const, ap_uint<32>& h)");
     c.open(format!("if (!is_const && count >= {})", tc.size));
     c.line("return ST_FULL;");

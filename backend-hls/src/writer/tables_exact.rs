@@ -14,7 +14,7 @@
 //! `insert`, `remove`, `clear`, `set_default`), so the control decoder, `init_state` and the
 //! `apply_*` functions are shared. The hash maps the packed key to the entry's action and data;
 //! a handle table (BRAM, one row per slot of the declared size) maps each run-time entry's handle
-//! to its key, because the host removes entries by handle (`scenic_ir::control::Op::TableRemove`)
+//! to its key, because the host removes entries by handle (`scenic_scu_abi::control::Op::TableRemove`)
 //! while the hash removes by key. A handle is `generation << HB | row`: rows are reused in FIFO
 //! order and a row's generation moves on when its entry leaves, so a stale handle is refused
 //! (`NOT_FOUND`) until 2^32 adds later, like the CAM's 32-bit handle counter.
@@ -28,7 +28,7 @@
 //! `size` entries, constant ones included (checked first), then `DUPLICATE` for a present key.
 //! The hash is sized for at most 50% load at `size` entries ([`Geometry`]), so the bucketed
 //! cuckoo walk and the stash place every key of any realistic key set; `scenic::TABLE_OVERFLOW`
-//! (status 11, which is no `scenic_ir::control::Status`) is the one way the kernel could differ
+//! (status 11, which is no `scenic_scu_abi::control::Status`) is the one way the kernel could differ
 //! from the interpreter, and it is never silent: the host (and the C-simulation device) sees an
 //! unknown status, and `store.overflows()` counts it. A fixed hash cannot exclude it for every key
 //! set: 25 keys chosen to share both candidate buckets (CRC is linear, so they are easy to
@@ -39,9 +39,9 @@
 use super::tables::{args_bits, args_lo};
 use super::{Code, ScuWriter};
 use crate::Error;
-use scenic_ir::control::{TableControl, TableStrategy};
 use scenic_ir::entities::TableId;
 use scenic_ir::program::Table;
+use scenic_scu_abi::control::{TableControl, TableStrategy};
 
 /// The largest exact table kept in a register CAM; larger ones are hashed in BRAM.
 pub const CAM_MAX_SLOTS: u64 = 64;
@@ -258,7 +258,9 @@ fn write_lookup(c: &mut Code, tc: &TableControl) {
 
 fn write_insert(c: &mut Code, tc: &TableControl) {
     let alo = args_lo(tc);
-    c.line("// Adds an entry record (scenic_ir::control): a status code and the entry's handle.");
+    c.line(
+        "// Adds an entry record (scenic_scu_abi::control): a status code and the entry's handle.",
+    );
     c.line("// FULL (constant entries count) before DUPLICATE, as the interpreter; scenic::");
     c.line(
         "// TABLE_OVERFLOW (11) only if the hash cannot place a key below the size (see above).",
@@ -303,7 +305,7 @@ fn write_insert(c: &mut Code, tc: &TableControl) {
     c.close("");
     c.blank();
     c.line(
-        "// The library's codes as scenic_ir::control statuses (OVERFLOW has none: kept as 11).",
+        "// The library's codes as scenic_scu_abi::control statuses (OVERFLOW has none: kept as 11).",
     );
     c.open("static ap_uint<8> status(const ap_uint<8>& r)");
     c.open("if (r == scenic::TABLE_OK)");

@@ -6,7 +6,7 @@ use super::state::{DEST_HOST, DEST_SCU};
 use super::{Code, ScuWriter};
 use crate::ports::{top_ports, Interface, Port};
 use crate::Error;
-use scenic_ir::control::{Op, Status};
+use scenic_scu_abi::control::{Op, Status};
 
 /// Whether some value of the kernel is wider than ap_int's default limit of 1024 bits.
 fn needs_wide(w: &ScuWriter<'_>) -> bool {
@@ -45,7 +45,7 @@ fn signature(w: &ScuWriter<'_>) -> String {
 }
 
 /// The control interface's C++ declarations every kernel shares: the data width, the request and
-/// response words, and the op and status codes of [`scenic_ir::control`].
+/// response words, and the op and status codes of [`scenic_scu_abi::control`].
 pub(super) fn write_ctrl_types(c: &mut Code, data_bits: u32) {
     c.line(format!("static const int CTRL_DATA_BITS = {};", data_bits));
     c.line(format!("typedef ap_uint<{}> ctrl_req_t;", data_bits + 56));
@@ -87,7 +87,7 @@ pub fn write_hpp(w: &ScuWriter<'_>) -> String {
     c.blank();
     c.line(format!("namespace {} {{", w.names.ns));
     c.blank();
-    c.line("// The host control interface (scenic_ir::control, format 1): a request is");
+    c.line("// The host control interface (scenic_scu_abi::control, format 1): a request is");
     c.line("// data | index << D | target << (D + 32) | op << (D + 48); a response data | status << D.");
     write_ctrl_types(&mut c, w.data_bits);
     c.line(format!(

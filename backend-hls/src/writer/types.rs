@@ -3,16 +3,16 @@
 //!
 //! Packing: a header's wire bits put its first field in the most significant bits (big-endian, as
 //! on the wire); a struct or array record puts its first field or element in the LEAST significant
-//! bits (the layout of `scenic_ir::control` records and Vitis `aggregate`). Every member is
+//! bits (the layout of `scenic_scu_abi::control` records and Vitis `aggregate`). Every member is
 //! initialised by the constructor; an invalid header's fields are zero.
 
 use super::{Code, ScuWriter};
 use crate::analysis::{reachable_functions, scu_bodies};
 use crate::conv;
 use crate::Error;
-use scenic_ir::control::type_bits;
 use scenic_ir::types::Type;
 use scenic_ir::{Module, Scu};
+use scenic_scu_abi::control::type_bits;
 use std::collections::BTreeSet;
 
 /// Every aggregate type (struct, array) the kernel uses, dependencies first.

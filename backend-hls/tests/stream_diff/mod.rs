@@ -26,14 +26,14 @@ use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
 use scenic_backend_hls::csim::CsimDevice;
 use scenic_ir::body::{Place, Stmt};
-use scenic_ir::control::{Op, Request, Status};
 use scenic_ir::interp::stream::DmaTransfer;
 use scenic_ir::interp::value::Value;
 use scenic_ir::interp::Machine;
 use scenic_ir::proc::bits::Bits;
-use scenic_ir::sim::device::Device;
 use scenic_ir::types::Type;
 use scenic_ir::{Module, ScuId};
+use scenic_scu_abi::control::{Op, Request, Status};
+use scenic_sim::device::Device;
 use std::collections::BTreeMap;
 
 /// The fewest words a run must put through both devices.
@@ -54,7 +54,7 @@ struct Run<'m> {
     scu: ScuId,
     interp: Machine<'m>,
     csim: CsimDevice<'m>,
-    control: scenic_ir::control::ControlLayout,
+    control: scenic_scu_abi::control::ControlLayout,
     rng: gen::Rng,
     now: u64,
     words: usize,
@@ -282,7 +282,7 @@ impl Run<'_> {
 }
 
 /// A map value as the control interface's record: its scalars at their layout positions.
-fn record(v: &Value, fields: &[scenic_ir::control::FieldLayout]) -> BigUint {
+fn record(v: &Value, fields: &[scenic_scu_abi::control::FieldLayout]) -> BigUint {
     fn scalars<'v>(v: &'v Value, out: &mut Vec<&'v Bits>) {
         match v {
             Value::Bits(b) => out.push(b),

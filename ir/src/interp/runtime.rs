@@ -147,6 +147,14 @@ impl<'m> Machine<'m> {
         self.module
     }
 
+    /// The notifications raised since the last call: what the host reads through the simulator's
+    /// `Device::notifications`.
+    pub fn unread_notifications(&mut self) -> Vec<Notification> {
+        let from = self.notifications_read.min(self.notifications.len());
+        self.notifications_read = self.notifications.len();
+        self.notifications[from..].to_vec()
+    }
+
     /// The scu named `name`.
     pub fn scu_by_name(&self, name: &str) -> Option<ScuId> {
         self.module

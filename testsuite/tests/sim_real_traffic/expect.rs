@@ -109,7 +109,7 @@ pub(crate) fn every_runs(packets: &[(u64, Vec<u8>)], period_ns: u64) -> Vec<u64>
         .collect()
 }
 
-pub(crate) fn csr(result: &scenic_ir::sim::capture::SimResult, name: &str) -> u64 {
+pub(crate) fn csr(result: &scenic_sim::capture::SimResult, name: &str) -> u64 {
     result
         .summary
         .csrs
@@ -120,7 +120,7 @@ pub(crate) fn csr(result: &scenic_ir::sim::capture::SimResult, name: &str) -> u6
 }
 
 pub(crate) fn counter(
-    result: &scenic_ir::sim::capture::SimResult,
+    result: &scenic_sim::capture::SimResult,
     name: &str,
 ) -> BTreeMap<usize, (u64, u64)> {
     result

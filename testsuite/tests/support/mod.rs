@@ -3,14 +3,14 @@
 //! deterministic PRNG, packet builders, and a small pcap reader and writer of our own.
 //!
 //! The checks on the simulator's outputs use `etherparse`, a packet parser that shares no code with
-//! `scenic_ir`, and this module's own pcap code rather than `scenic_ir::io`, so that a bug in the
+//! `scenic_ir`, and this module's own pcap code rather than `scenic_io`, so that a bug in the
 //! system under test cannot hide itself by agreeing with its own checks.
 
 #![allow(dead_code)]
 
-use scenic_ir::sim::capture::{self, SimOptions, SimResult};
-use scenic_ir::sim::setup::SetupError;
 use scenic_ir::Module;
+use scenic_sim::capture::{self, SimOptions, SimResult};
+use scenic_sim::setup::SetupError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -275,7 +275,7 @@ pub fn pcap_file(packets: &[(u64, Vec<u8>)]) -> Vec<u8> {
 }
 
 /// Reads a classic pcap file (either byte order, µs or ns): timestamps in ns and packet bytes.
-/// Independent of `scenic_ir::io`; panics on anything malformed (it reads only trusted files: those
+/// Independent of `scenic_io`; panics on anything malformed (it reads only trusted files: those
 /// tcpdump and `scenicc sim` wrote).
 pub fn read_pcap(bytes: &[u8]) -> Vec<(u64, Vec<u8>)> {
     assert!(bytes.len() >= 24, "pcap file of {} bytes", bytes.len());
