@@ -18,12 +18,12 @@ pub use host::CsimNote;
 
 use crate::{Kernel, KernelFiles};
 use num_bigint::BigUint;
+use scenic_interp::cc::CcEvent;
+use scenic_interp::context::Notification;
+use scenic_interp::runtime::{AddEntryError, CounterCell};
+use scenic_interp::state::EntryError;
+use scenic_interp::Destination;
 use scenic_ir::entities::{CcId, ScuId};
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::context::Notification;
-use scenic_ir::interp::runtime::{AddEntryError, CounterCell};
-use scenic_ir::interp::state::EntryError;
-use scenic_ir::interp::Destination;
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::program::KeyMatch;
 use scenic_ir::Module;
@@ -321,7 +321,7 @@ pub struct CsimDevice<'m> {
     /// How many of `notifications` `Device::notifications` has returned.
     notes_read: usize,
     /// Every DMA transfer of the stream kernels so far, in the order they left (csim/stream.rs).
-    pub transfers: Vec<scenic_ir::interp::stream::DmaTransfer>,
+    pub transfers: Vec<scenic_interp::stream::DmaTransfer>,
 }
 
 /// What went wrong creating a [`CsimDevice`].

@@ -14,9 +14,9 @@
 mod common;
 
 use scenic_backend_hls::csim::CsimDevice;
+use scenic_interp::cc::CcEvent;
+use scenic_interp::Machine;
 use scenic_ir::entities::CcId;
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::Machine;
 use scenic_ir::program::Event;
 use scenic_sim::device::Device;
 use std::path::Path;
@@ -149,7 +149,7 @@ impl Run<'_> {
                 }
                 let p = self.rng.below(def.params.len() as u64) as usize;
                 let (_, param) = def.params.iter().nth(p).expect("param");
-                let width = scenic_ir::interp::value::width_of(&param.ty, self.module);
+                let width = scenic_interp::value::width_of(&param.ty, self.module);
                 let value = match self.rng.below(3) {
                     0 => self.rng.next(),
                     _ => {

@@ -156,7 +156,7 @@ check_window agg 2 == 1000
         .validate(&module)
         .expect("valid");
     let commands = scenic_sim::stf::parse_report(STF).expect("stf parses");
-    let mut machine = scenic_ir::interp::Machine::new(&module);
+    let mut machine = scenic_interp::Machine::new(&module);
     let report = scenic_sim::stf::run_on(&mut machine, &commands, None);
     assert!(
         report.ok() && report.passed == 6,
@@ -251,7 +251,7 @@ check_rate pace 5 == 9Gbps
         .validate(&module)
         .expect("valid");
     let commands = scenic_sim::stf::parse_report(STF).expect("stf parses");
-    let mut machine = scenic_ir::interp::Machine::new(&module);
+    let mut machine = scenic_interp::Machine::new(&module);
     let report = scenic_sim::stf::run_on(&mut machine, &commands, None);
     assert!(
         report.ok() && report.passed == 11,

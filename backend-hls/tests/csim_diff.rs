@@ -25,7 +25,7 @@ mod stream_diff;
 
 use common::Coverage;
 use scenic_backend_hls::csim::CsimDevice;
-use scenic_ir::interp::{Destination, Machine};
+use scenic_interp::{Destination, Machine};
 use scenic_ir::ScuId;
 use scenic_sim::device::Device;
 use scenic_sim::port_of;
@@ -118,7 +118,7 @@ impl Run<'_> {
             return;
         }
         let csr = self.rng.pick(&writable);
-        let width = scenic_ir::interp::value::width_of(&csr.ty, self.module);
+        let width = scenic_interp::value::width_of(&csr.ty, self.module);
         let value = self.rng.next_u64() & (u64::MAX >> (64 - width.min(64)));
         let a = Device::set_csr(&mut self.interp, self.scu, &csr.name, value).unwrap();
         let b = self.csim.set_csr(self.scu, &csr.name, value).unwrap();

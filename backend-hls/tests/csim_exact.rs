@@ -12,7 +12,7 @@ mod common;
 
 use num_bigint::BigUint;
 use scenic_backend_hls::csim::CsimDevice;
-use scenic_ir::interp::{Destination, Machine};
+use scenic_interp::{Destination, Machine};
 use scenic_ir::program::KeyMatch;
 use scenic_ir::types::Const;
 use scenic_ir::ScuId;

@@ -7,8 +7,8 @@
 
 use crate::error::{Construct, Error, Errors};
 use crate::Options;
-use scenic_ir::passes::PassManager;
 use scenic_ir::{Module, ModuleInfo, ScuId, Validator};
+use scenic_opt::PassManager;
 
 /// The passes run before writing, in order.
 pub const PASSES: &[&str] = &[

@@ -27,7 +27,7 @@ mod common;
 mod gen;
 
 use scenic_backend_p4::Target;
-use scenic_ir::interp::{Destination, Machine};
+use scenic_interp::{Destination, Machine};
 use scenic_ir::{Module, ScuId};
 use scenic_sim::device::Device;
 use scenic_sim::port_of;
@@ -331,7 +331,7 @@ impl Run<'_> {
             return;
         }
         let csr = self.rng.pick(&writable);
-        let width = scenic_ir::interp::value::width_of(&csr.ty, self.orig);
+        let width = scenic_interp::value::width_of(&csr.ty, self.orig);
         let value = self.rng.next_u64() & (u64::MAX >> (64 - width.min(64)));
         let a = Device::set_csr(&mut self.a, self.sa, &csr.name, value).unwrap();
         let b = Device::set_csr(&mut self.b, self.sb, &csr.name, value).unwrap();

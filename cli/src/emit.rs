@@ -8,7 +8,7 @@
 use crate::compile;
 use crate::output::{print_stdout, Level, Output};
 use crate::EXIT_USAGE;
-use scenic_ir::passes::PassManager;
+use scenic_opt::PassManager;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -39,7 +39,7 @@
 #![allow(unsafe_code)]
 
 use scenic_frontend::Session;
-use scenic_ir::interp::Machine;
+use scenic_interp::Machine;
 use scenic_ir::program::KeyMatch;
 use scenic_ir::types::Const;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -269,7 +269,7 @@ fn run(
     reuse: bool,
 ) -> usize {
     let mut out = 0usize;
-    let mut o = scenic_ir::interp::PacketOutcome::default();
+    let mut o = scenic_interp::PacketOutcome::default();
     for i in 0..n {
         let p = &pool[i % pool.len()];
         if reuse {

@@ -16,9 +16,7 @@
 pub mod body;
 pub mod check;
 pub mod entities;
-pub mod interp;
 pub mod model;
-pub mod passes;
 pub mod print;
 pub mod proc;
 pub mod program;

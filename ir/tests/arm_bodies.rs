@@ -7,7 +7,7 @@
 //! value: `classify(7)` is 70 (`7 => return 70,`), `classify(9)` falls through to `return 1;`.
 
 use scenic_frontend::Session;
-use scenic_ir::interp::{Destination, Machine};
+use scenic_interp::{Destination, Machine};
 
 const PROGRAM: &str = "
 use std::net::ethernet;

@@ -13,9 +13,9 @@
 //! the map only after a packet that took that branch).
 
 use scenic_frontend::Session;
-use scenic_ir::interp::{Machine, PacketOutcome};
-use scenic_ir::passes::PassManager;
+use scenic_interp::{Machine, PacketOutcome};
 use scenic_ir::Module;
+use scenic_opt::PassManager;
 
 fn lower(text: &str) -> Module {
     let mut session = Session::new();

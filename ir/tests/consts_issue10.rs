@@ -10,7 +10,7 @@
 //! - an enum named like a hex number keeps `e3::a` a path (§2.9).
 
 use scenic_frontend::Session;
-use scenic_ir::interp::Machine;
+use scenic_interp::Machine;
 use scenic_ir::Module;
 
 fn lower(text: &str) -> Result<Module, String> {

@@ -11,9 +11,9 @@
 //! helpers written for the test (Internet checksum, CRC-32), not taken from the interpreter.
 
 use scenic_frontend::Session;
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::value::Value;
-use scenic_ir::interp::{Destination, Machine, Notification};
+use scenic_interp::cc::CcEvent;
+use scenic_interp::value::Value;
+use scenic_interp::{Destination, Machine, Notification};
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::Module;
 use scenic_sim::stf;
@@ -687,7 +687,7 @@ fn set_mode(m: &mut Machine<'_>, qp: u64, mode: u64) {
 
 /// One message through the stream kernel; the passed-on bytes.
 fn message(m: &mut Machine<'_>, qp: u64, data: &[u8]) -> Vec<u8> {
-    use scenic_ir::interp::stream::{bytes_word, word_bytes};
+    use scenic_interp::stream::{bytes_word, word_bytes};
     let scu = found(m.scu_by_name("xor_cipher"), "the scu");
     let chunks: Vec<&[u8]> = data.chunks(64).collect();
     let mut out = Vec::new();

@@ -17,8 +17,8 @@
 //! Every expected value is computed by hand from the reference, never copied from the interpreter.
 
 use scenic_frontend::Session;
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::Machine;
+use scenic_interp::cc::CcEvent;
+use scenic_interp::Machine;
 use scenic_ir::Module;
 use scenic_sim::stf::run_text;
 

@@ -1,7 +1,7 @@
 //! The interpreter on the l3_router example: routing, TTL, checksum, drops, defaults.
 
 use scenic_frontend::Session;
-use scenic_ir::interp::{Destination, Machine};
+use scenic_interp::{Destination, Machine};
 use scenic_ir::proc::intrinsics::ones_complement;
 use std::path::Path;
 

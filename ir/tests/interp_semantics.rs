@@ -12,10 +12,10 @@
 //! inlining, constant folding, `all`), and both must give the expected result.
 
 use scenic_frontend::Session;
+use scenic_interp::{Destination, Machine, PacketOutcome};
 use scenic_ir::body::Expr;
-use scenic_ir::interp::{Destination, Machine, PacketOutcome};
-use scenic_ir::passes::PassManager;
 use scenic_ir::Module;
+use scenic_opt::PassManager;
 
 fn lower(text: &str) -> Module {
     let mut session = Session::new();

@@ -16,8 +16,8 @@
 //! variant must give the expected results.
 
 use scenic_frontend::Session;
-use scenic_ir::passes::PassManager;
 use scenic_ir::Module;
+use scenic_opt::PassManager;
 use scenic_sim::stf;
 
 const PROGRAM: &str = include_str!("../../backend-hls/tests/programs/lower_issue10.sn");

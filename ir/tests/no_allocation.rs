@@ -19,7 +19,7 @@
 
 mod common;
 
-use scenic_ir::interp::{Machine, PacketOutcome};
+use scenic_interp::{Machine, PacketOutcome};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -304,7 +304,7 @@ fn ingress_global_timestamp_is_microseconds_and_computed_only_when_read() {
         &TIMESTAMP.replace("READ", "sm.ingress_global_timestamp"),
     );
     assert!(parser_divides(&read));
-    let mut machine = scenic_ir::interp::Machine::new(&read);
+    let mut machine = scenic_interp::Machine::new(&read);
     let scu = read.scus.keys().next().unwrap();
     let outcome = machine.process_packet(scu, &[0; 6], 0, 5_000_123_456);
     assert_eq!(outcome.outputs.len(), 1, "{outcome:?}");

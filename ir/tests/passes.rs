@@ -17,9 +17,9 @@ mod robustness;
 #[path = "passes/semantics.rs"]
 mod semantics;
 
-use scenic_ir::passes::PassManager;
 use scenic_ir::valid::Validator;
 use scenic_ir::Module;
+use scenic_opt::PassManager;
 use std::path::{Path, PathBuf};
 
 /// The `.sn` files of a directory, sorted.
@@ -157,7 +157,7 @@ fn a_second_run_changes_nothing() {
             let second = pm.run_pass(p.name, &mut module);
             assert_eq!(
                 second,
-                Ok(scenic_ir::passes::PassResult::Unchanged),
+                Ok(scenic_opt::PassResult::Unchanged),
                 "{}: `{}` reported a change the second time",
                 path.display(),
                 p.name

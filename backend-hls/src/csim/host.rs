@@ -10,8 +10,8 @@
 
 use super::{CsimDevice, DevResult};
 use num_bigint::BigUint;
+use scenic_interp::context::Notification;
 use scenic_ir::entities::ScuId;
-use scenic_ir::interp::context::Notification;
 use scenic_scu_abi::control::{Op, Request, Status};
 use scenic_sim::device::DeviceError;
 use std::sync::Arc;

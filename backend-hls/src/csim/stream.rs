@@ -16,8 +16,8 @@
 //! `flow` a `bit<16>`).
 
 use super::{unhex, CsimDevice};
+use scenic_interp::stream::{word_bytes, DmaTransfer};
 use scenic_ir::entities::ScuId;
-use scenic_ir::interp::stream::{word_bytes, DmaTransfer};
 use scenic_ir::proc::bits::Bits;
 use scenic_sim::device::{DeviceError, WordOutput};
 

@@ -4,7 +4,7 @@
 //! ([`super::tables_exact`]), behind the same struct interface.
 //!
 //! The CAM keeps its used slots at the front, in the interpreter's search order
-//! (`scenic_ir::interp::state::TableState`): priority tables rank constant entries by source
+//! (`scenic_interp::state::TableState`): priority tables rank constant entries by source
 //! order, then run-time entries by priority number, then insertion; longest-prefix tables rank by
 //! total prefix length (an exact key counts its width), then insertion; exact tables keep
 //! insertion order and refuse equal keys. A lookup compares every slot in parallel and the first

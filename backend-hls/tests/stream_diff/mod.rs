@@ -25,10 +25,10 @@ use crate::gen;
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
 use scenic_backend_hls::csim::CsimDevice;
+use scenic_interp::stream::DmaTransfer;
+use scenic_interp::value::Value;
+use scenic_interp::Machine;
 use scenic_ir::body::{Place, Stmt};
-use scenic_ir::interp::stream::DmaTransfer;
-use scenic_ir::interp::value::Value;
-use scenic_ir::interp::Machine;
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::types::Type;
 use scenic_ir::{Module, ScuId};
@@ -178,7 +178,7 @@ impl Run<'_> {
         let passed: Vec<Vec<u8>> = expected
             .passed
             .iter()
-            .map(|(w, k)| scenic_ir::interp::stream::word_bytes(w, *k))
+            .map(|(w, k)| scenic_interp::stream::word_bytes(w, *k))
             .collect();
         if passed != got.passed {
             let at = first_difference(&passed, &got.passed);
@@ -228,7 +228,7 @@ impl Run<'_> {
             return;
         }
         let csr = self.rng.pick(&writable);
-        let width = scenic_ir::interp::value::width_of(&csr.ty, self.module);
+        let width = scenic_interp::value::width_of(&csr.ty, self.module);
         let value = self.rng.next_u64() & (u64::MAX >> (64 - width.min(64)));
         let a = Device::set_csr(&mut self.interp, self.scu, &csr.name, value).unwrap();
         let b = self.csim.set_csr(self.scu, &csr.name, value).unwrap();
@@ -248,8 +248,8 @@ impl Run<'_> {
         else {
             return;
         };
-        let kw = scenic_ir::interp::value::width_of(&map.key, self.module);
-        let vw = scenic_ir::interp::value::width_of(&map.value, self.module);
+        let kw = scenic_interp::value::width_of(&map.key, self.module);
+        let vw = scenic_interp::value::width_of(&map.value, self.module);
         let key = if self.rng.chance(7, 8) {
             self.rng.pick(flows)
         } else {
@@ -340,7 +340,7 @@ impl Run<'_> {
             }
             keys.sort_unstable();
             keys.dedup();
-            let kw = scenic_ir::interp::value::width_of(&map.key, self.module);
+            let kw = scenic_interp::value::width_of(&map.key, self.module);
             let mc = self.control.scus[self.scu.index()].maps[index].clone();
             for key in keys {
                 let a = self.interp.scus[self.scu.index()].maps[index]

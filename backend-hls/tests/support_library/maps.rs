@@ -6,8 +6,8 @@
 //! eviction's victim, the size and membership at every iteration), so it cannot drift unnoticed.
 
 use super::harness::{self, Rng, Toolchain};
-use scenic_ir::interp::state::MapState;
-use scenic_ir::interp::value::Value;
+use scenic_interp::state::MapState;
+use scenic_interp::value::Value;
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::program::MapKind;
 use std::collections::{BTreeMap, HashMap};

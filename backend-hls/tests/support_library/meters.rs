@@ -7,8 +7,8 @@
 //! configuration only.
 
 use super::harness::{self, Rng, Toolchain};
-use scenic_ir::interp::runtime::CounterCell;
-use scenic_ir::interp::state::Bucket;
+use scenic_interp::runtime::CounterCell;
+use scenic_interp::state::Bucket;
 
 /// (id, cells, rate, burst) of tests/cpp/meter_counter_driver.cpp's METERS.
 const METERS: &[(u32, usize, Option<u64>, u64)] = &[

@@ -5,7 +5,7 @@
 
 use super::harness::{self, Rng, Toolchain};
 use cranelift_entity::EntityRef;
-use scenic_ir::interp::state::{EntryError, KeyTest, RtEntry, TableState};
+use scenic_interp::state::{EntryError, KeyTest, RtEntry, TableState};
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::{ActionId, Body, ExprId, MatchKind, Span, Table, TableKey, Type};
 use std::collections::HashMap;

@@ -23,10 +23,10 @@
 use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};
 use super::{port_of, CatchUp, PASS_PORT};
+use scenic_interp::stream::{bytes_word, word_bytes, DmaTransfer};
+use scenic_interp::{Machine, PacketOutcome};
 use scenic_io::entries::Entries;
 use scenic_ir::entities::ScuId;
-use scenic_ir::interp::stream::{bytes_word, word_bytes, DmaTransfer};
-use scenic_ir::interp::{Machine, PacketOutcome};
 use scenic_ir::program::{Attach, Module};
 use std::collections::BTreeMap;
 

@@ -13,12 +13,12 @@
 
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
+use scenic_interp::cc::CcEvent;
+use scenic_interp::context::Notification;
+use scenic_interp::runtime::{AddEntryError, CounterCell};
+use scenic_interp::value::{width_of, Value};
+use scenic_interp::{Destination, Machine};
 use scenic_ir::entities::{CcId, ScuId};
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::context::Notification;
-use scenic_ir::interp::runtime::{AddEntryError, CounterCell};
-use scenic_ir::interp::value::{width_of, Value};
-use scenic_ir::interp::{Destination, Machine};
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::program::{KeyMatch, Module};
 
@@ -209,7 +209,7 @@ impl Device for Machine<'_> {
             passed: outcome
                 .passed
                 .iter()
-                .map(|(w, k)| scenic_ir::interp::stream::word_bytes(w, *k))
+                .map(|(w, k)| scenic_interp::stream::word_bytes(w, *k))
                 .collect(),
             pushed: outcome.pushed,
         })

@@ -20,7 +20,7 @@ mod payload;
 pub mod setup;
 pub mod stf;
 
-use scenic_ir::interp::Destination;
+use scenic_interp::Destination;
 use scenic_ir::program::Module;
 use scenic_ir::types::Dimension;
 

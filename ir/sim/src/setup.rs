@@ -4,10 +4,10 @@
 
 use super::device::{Device, DeviceError};
 use num_bigint::BigUint;
+use scenic_interp::runtime::AddEntryError;
+use scenic_interp::state::EntryError;
 use scenic_io::value::{ActionCall, KeyField, MatchValue};
 use scenic_ir::entities::*;
-use scenic_ir::interp::runtime::AddEntryError;
-use scenic_ir::interp::state::EntryError;
 use scenic_ir::program::Module;
 use scenic_ir::program::{KeyMatch, MatchKind, Scu, Table};
 use scenic_ir::types::Const;

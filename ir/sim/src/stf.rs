@@ -12,13 +12,13 @@ use super::device::{Device, WordOutput};
 use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};
 use super::{port_of, PASS_PORT};
+use scenic_interp::cc::CcEvent;
+use scenic_interp::stream::bytes_word;
+use scenic_interp::Machine;
 use scenic_io::stf::{
     self, CmpOp, Command, CommandKind, Count, CounterIndex, ExpectPattern, Pos, Removal,
 };
 use scenic_ir::entities::{CcId, ScuId};
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::stream::bytes_word;
-use scenic_ir::interp::Machine;
 use scenic_ir::program::{Attach, Module};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

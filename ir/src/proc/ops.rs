@@ -33,6 +33,14 @@ pub trait EnumInfo {
     }
 }
 
+/// A module knows its enums' widths (8 bits for an id it does not hold, which a validated module
+/// never asks about).
+impl EnumInfo for crate::program::Module {
+    fn enum_width(&self, e: EnumId) -> u32 {
+        self.enums.get(e).map_or(8, |d| d.width)
+    }
+}
+
 impl<F: Fn(EnumId) -> u32> EnumInfo for F {
     fn enum_width(&self, e: EnumId) -> u32 {
         self(e)

@@ -10,8 +10,8 @@
 #![allow(dead_code)]
 
 use num_bigint::BigUint;
-use scenic_ir::interp::cc::CcEvent;
-use scenic_ir::interp::value::{width_of, HeaderVal, Value};
+use scenic_interp::cc::CcEvent;
+use scenic_interp::value::{width_of, HeaderVal, Value};
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::proc::intrinsics::ones_complement;
 use scenic_ir::program::{KeyMatch, MatchKind, Module, Table};

@@ -5,9 +5,9 @@
 use super::common::{self, Rng};
 use super::{examples, goldens};
 use cranelift_entity::EntityRef;
-use scenic_ir::passes::PassManager;
 use scenic_ir::program::{Module, Target, Transition};
 use scenic_ir::{Body, Expr, ExprId, FuncId, LocalId, StateId, Stmt, Type};
+use scenic_opt::PassManager;
 
 /// Broken variants per program.
 const VARIANTS: u64 = 24;

@@ -12,11 +12,11 @@
 use super::common::{self, Rng};
 use super::{examples, goldens, run_passes};
 use cranelift_entity::EntityRef;
-use scenic_ir::interp::{Machine, PacketOutcome};
-use scenic_ir::passes::table_key_packing::pack_key_matches;
-use scenic_ir::passes::PassManager;
+use scenic_interp::{Machine, PacketOutcome};
 use scenic_ir::program::Module;
 use scenic_ir::{CcId, ScuId};
+use scenic_opt::table_key_packing::pack_key_matches;
+use scenic_opt::PassManager;
 use std::path::Path;
 
 /// Inputs per program and pass.
@@ -31,7 +31,7 @@ fn configure(rng: &mut Rng, original: &Module, transformed: &Module, machines: [
     for (id, scu) in original.scus.iter() {
         for csr in scu.csrs.values() {
             if !csr.host_readonly && rng.chance(2, 3) {
-                let w = scenic_ir::interp::value::width_of(&csr.ty, original);
+                let w = scenic_interp::value::width_of(&csr.ty, original);
                 let v = if w <= 2 {
                     rng.bits(w)
                 } else {
@@ -43,7 +43,7 @@ fn configure(rng: &mut Rng, original: &Module, transformed: &Module, machines: [
         }
         for (m, map) in scu.maps.iter() {
             for _ in 0..rng.below(map.size.min(16) + 1) {
-                let key_w = scenic_ir::interp::value::width_of(&map.key, original);
+                let key_w = scenic_interp::value::width_of(&map.key, original);
                 let key = scenic_ir::proc::bits::Bits::from_biguint(key_w, &rng.bits(key_w));
                 let value = common::value(rng, &map.value, original);
                 let index = m.index();

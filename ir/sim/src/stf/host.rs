@@ -14,8 +14,8 @@
 use super::{Failure, Runner};
 use crate::device::scalar_width;
 use num_bigint::BigUint;
+use scenic_interp::value::width_of;
 use scenic_io::stf::{MapCheck, Pos};
-use scenic_ir::interp::value::width_of;
 use scenic_ir::program::Map;
 use std::collections::VecDeque;
 
