@@ -18,7 +18,7 @@
 //!   catching up on its missed periods, as the interpreter does), then, if a window is waiting,
 //!   runs the parser, the control (or `on parser_error`) and the deparser on one packet and sends
 //!   `egress` a descriptor: the new header bytes, how many bytes the parser consumed, and the list
-//!   of destinations. Its `PIPELINE II` is the II of `scenic_ir::timing` for the scu's packet path.
+//!   of destinations. Its `PIPELINE II` is the II of `scenic_timing` for the scu's packet path.
 //! - `egress` writes, for each destination, the new headers followed by the payload after the
 //!   parsed bytes, re-aligned to 64-byte beats (the shift is `new_len − parsed_len`), to
 //!   `net_out` (+ `net_out_meta`), `host_out` or `scu_out` (+ `scu_out_meta`); a dropped packet's
@@ -92,7 +92,7 @@
 //! read and written as CSRs (target = the param's position) through [`scenic_scu_abi::control`]. An
 //! event fires its own flow's timers due by its time (in due order, catching up), or starts the
 //! flow if new (state at its initialisers, timers one period out), then runs its handler in
-//! `dispatch`, whose `PIPELINE II` is the largest handler II of [`scenic_ir::timing`]; `sent`
+//! `dispatch`, whose `PIPELINE II` is the largest handler II of [`scenic_timing`]; `sent`
 //! bytes run each byte counter's handler once per period reached. Other flows' timers fire in
 //! the idle scan over the flow slots, which also runs before any param write, so every handler
 //! sees the params it sees in the interpreter.
@@ -127,7 +127,7 @@ use std::collections::BTreeMap;
 pub struct Options {
     /// Clock, datapath width, line rate and MTU (shared with the timing analysis): 391 MHz, 512
     /// bits, 200 Gb/s, 4178 B.
-    pub timing: scenic_ir::timing::Options,
+    pub timing: scenic_timing::Options,
     /// The FPGA part, for `run_hls.tcl` and reports.
     pub part: String,
     /// The largest packet a kernel buffers, in bytes (jumbo frames: 9216).
@@ -146,7 +146,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            timing: scenic_ir::timing::Options::default(),
+            timing: scenic_timing::Options::default(),
             part: "xcu55c-fsvh2892-2L-e".into(),
             max_packet_bytes: 9216,
             max_window_beats: 8,
@@ -297,7 +297,7 @@ pub fn write_kernel(
         return Err(Error::NoScu);
     }
     let control = scenic_scu_abi::control::ControlLayout::new(module, info);
-    let timing = scenic_ir::timing::analyze(module, &options.timing);
+    let timing = scenic_timing::analyze(module, &options.timing);
     let kernels = module
         .scus
         .keys()
@@ -324,7 +324,7 @@ pub fn write_one(
     name: &str,
 ) -> Result<Kernel, Error> {
     let control = scenic_scu_abi::control::ControlLayout::new(module, info);
-    let timing = scenic_ir::timing::analyze(module, &options.timing);
+    let timing = scenic_timing::analyze(module, &options.timing);
     if let Some((cc, _)) = module.ccs.iter().find(|(_, c)| c.name == name) {
         return writer::cc::write_cc(module, info, options, &control, &timing, cc);
     }

@@ -15,7 +15,7 @@ fn lower(name: &str, text: &str) -> (scenic_ir::Module, scenic_ir::ModuleInfo) {
     std::fs::write(&path, text).unwrap();
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("program loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("program validates");

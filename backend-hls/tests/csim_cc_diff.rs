@@ -46,7 +46,7 @@ impl Rng {
 fn load_path(path: &Path) -> (scenic_ir::Module, scenic_ir::ModuleInfo) {
     let mut session = scenic_frontend::Session::new();
     session.add_path(path).expect("program loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("program validates");

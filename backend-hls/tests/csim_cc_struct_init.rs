@@ -20,7 +20,7 @@ fn load(name: &str) -> (scenic_ir::Module, scenic_backend_hls::KernelFiles) {
     let path = programs_dir().join(format!("{name}.sn"));
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("program loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("the IR after lowering is valid");

@@ -151,7 +151,7 @@ check_window agg 2 == 1000
     std::fs::write(&path, PROGRAM).unwrap();
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("valid");
@@ -246,7 +246,7 @@ check_rate pace 5 == 9Gbps
     std::fs::write(&path, PROGRAM).unwrap();
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("valid");

@@ -18,7 +18,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
-#[path = "../../ir/tests/common/mod.rs"]
+#[path = "../../ir/interp/tests/common/mod.rs"]
 mod gen;
 #[path = "stream_diff/mod.rs"]
 mod stream_diff;

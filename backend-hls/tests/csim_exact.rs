@@ -32,7 +32,7 @@ fn load() -> (scenic_ir::Module, scenic_backend_hls::KernelFiles) {
     let path = programs_dir().join("exact_flows.sn");
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("program loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("program validates");
@@ -424,7 +424,7 @@ scu t on slow_path {{
     );
     let mut session = scenic_frontend::Session::new();
     session.add_source("big.sn", text);
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("program validates");

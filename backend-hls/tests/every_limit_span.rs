@@ -23,7 +23,7 @@ fn an_every_period_limit_points_at_the_every_head() {
     std::fs::write(&path, TEXT).unwrap();
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("program loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("program lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("program validates");

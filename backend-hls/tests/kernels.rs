@@ -28,7 +28,7 @@ fn emitted(name: &str) -> String {
     let path = common::examples_dir().join(format!("{name}.sn"));
     let mut session = scenic_frontend::Session::new();
     let file = session.add_path(&path).expect("example loads");
-    let mut module = scenic_ir::lower::lower_session(&mut session).expect("example lowers");
+    let mut module = scenic_lower::lower_session(&mut session).expect("example lowers");
     module.source_name = format!("examples/{name}.sn");
     let info = scenic_ir::Validator::new()
         .validate(&module)

@@ -26,11 +26,11 @@ fn build(name: &str) -> Result<Package, String> {
     // By the name a user in the repository root types, so nothing machine-specific is recorded.
     let mut session = scenic_frontend::Session::new();
     session.add_source(&file, &text);
-    let report = scenic_ir::check::check(&mut session, Default::default());
+    let report = scenic_lower::check::check(&mut session, Default::default());
     assert_eq!(report.error_count(), 0, "{}", report.render_plain());
     let root = session.roots()[0];
     let module =
-        scenic_ir::lower::lower_file(session.db(), root).unwrap_or_else(|e| panic!("{name}: {e}"));
+        scenic_lower::lower_file(session.db(), root).unwrap_or_else(|e| panic!("{name}: {e}"));
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .unwrap_or_else(|e| panic!("{name}: {e}"));

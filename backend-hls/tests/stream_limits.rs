@@ -11,7 +11,7 @@ fn generate(text: &str) -> Result<(), Box<(Error, Option<String>)>> {
     let file = session.add_source("limits.sn", text);
     let report = session.check(scenic_frontend::CheckOptions::default());
     assert_eq!(report.error_count(), 0, "the program checks");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("valid");

@@ -1,5 +1,5 @@
 //! The round trip that proves the P4 output: DSL → IR → P4 (`write_p4`) → scenicc's own P4 reader
-//! (`scenic_ir::lower::p4`) → IR → interpreter, compared with the original IR's interpreter.
+//! (`scenic_lower::p4`) → IR → interpreter, compared with the original IR's interpreter.
 //!
 //! Programs: every example the target expresses (l3_router must be among them, so the test cannot
 //! pass by testing nothing), every `tests/in/*.sn` the target accepts (`csr_slices.sn`, CSRs written
@@ -11,7 +11,7 @@
 //!   (names, keys) and the counters equal the original's;
 //! - the program's STF file (`NAME.stf` beside it) runs unchanged on the P4-derived IR and every
 //!   check passes (`check_csr` included: `@scenic_csr` makes CSRs CSRs again);
-//! - 10,000 generated packets (ir/tests/common: Ethernet with IPv4/IPv6/ARP, TCP/UDP, truncated
+//! - 10,000 generated packets (ir/interp/tests/common: Ethernet with IPv4/IPv6/ARP, TCP/UDP, truncated
 //!   anywhere; here also 802.1Q-tagged, one to three tags) with run-time table entries added, removed and cleared, default actions replaced,
 //!   CSRs written and time moving, give byte-identical copies to the same destinations, and the
 //!   final CSRs and counter cells are equal.
@@ -23,7 +23,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
-#[path = "../../ir/tests/common/mod.rs"]
+#[path = "../../ir/interp/tests/common/mod.rs"]
 mod gen;
 
 use scenic_backend_p4::Target;
@@ -89,7 +89,7 @@ fn read_back(case: &Case, target: Target, p4: &str) -> Module {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let (report, module) = scenic_ir::lower::p4::compile_source(&format!("{stem}.p4"), p4);
+    let (report, module) = scenic_lower::p4::compile_source(&format!("{stem}.p4"), p4);
     match module {
         Some(m) if report.error_count() == 0 => m,
         _ => panic!(

@@ -46,7 +46,7 @@ pub fn run(args: &CheckArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     if unreadable {
         return ExitCode::from(EXIT_USAGE);
     }
-    let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
+    let report = scenic_lower::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let errors = report.error_count() + p4_errors;

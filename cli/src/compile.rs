@@ -57,7 +57,7 @@ pub fn lower_with_sources(
         output.message(output::Level::Error, &err.to_string());
         return Err(ExitCode::from(EXIT_USAGE));
     }
-    let report = scenic_ir::check::check(&mut session, CheckOptions { deny_warnings });
+    let report = scenic_lower::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
     if report.error_count() > 0 {
         let names = [path.display().to_string()];
@@ -69,7 +69,7 @@ pub fn lower_with_sources(
         return Err(ExitCode::from(EXIT_ERRORS));
     }
     let root = session.roots()[0];
-    match scenic_ir::lower::lower_file(session.db(), root) {
+    match scenic_lower::lower_file(session.db(), root) {
         Ok(module) => Ok(Compiled {
             module,
             sources: report.sources,

@@ -1,5 +1,5 @@
 //! `.p4` programs as input: `check`, `sim`, `test` and `build` read a file ending in `.p4` with the
-//! P4 reader (`scenic_frontend::p4`) and lower it with `scenic_ir::lower::p4` into the same IR a
+//! P4 reader (`scenic_frontend::p4`) and lower it with `scenic_lower::p4` into the same IR a
 //! `.sn` program becomes, so every later stage runs unchanged.
 //!
 //! The reader owns the subset and its diagnostics (E0701–E0712, each at file:line:col; what the
@@ -56,7 +56,7 @@ fn read(
     out: &Output,
     deny_warnings: bool,
 ) -> Result<(CheckReport, Option<scenic_ir::Module>), ExitCode> {
-    let (mut report, module) = match scenic_ir::lower::p4::compile_path(path) {
+    let (mut report, module) = match scenic_lower::p4::compile_path(path) {
         Ok(r) => r,
         Err(err) => {
             out.message(output::Level::Error, &err.to_string());

@@ -30,7 +30,7 @@ pub fn modules() -> &'static [(&'static str, Module)] {
             .map(|(name, text)| {
                 let mut session = scenic_frontend::Session::new();
                 session.add_source(*name, *text);
-                let module = scenic_ir::lower::lower_session(&mut session)
+                let module = scenic_lower::lower_session(&mut session)
                     .unwrap_or_else(|err| panic!("{name} does not lower: {err}"));
                 (*name, module)
             })

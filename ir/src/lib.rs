@@ -14,7 +14,6 @@
 #![deny(missing_docs)]
 
 pub mod body;
-pub mod check;
 pub mod entities;
 pub mod model;
 pub mod print;
@@ -23,7 +22,6 @@ pub mod program;
 pub mod record;
 pub mod span;
 pub mod stack;
-pub mod timing;
 pub mod types;
 pub mod valid;
 
@@ -33,4 +31,3 @@ pub use program::*;
 pub use span::Span;
 pub use types::{Const, Dimension, Type};
 pub use valid::{ModuleInfo, ValidationError, Validator};
-pub mod lower;

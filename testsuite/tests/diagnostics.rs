@@ -43,7 +43,7 @@ fn stem(path: &Path) -> String {
 fn render(path: &Path) -> Result<String, String> {
     if scenic_frontend::p4::is_p4_path(path) {
         let path = Path::new(DIR).join(path.file_name().unwrap_or_default());
-        let (report, _) = scenic_ir::lower::p4::compile_path(&path).map_err(|e| e.to_string())?;
+        let (report, _) = scenic_lower::p4::compile_path(&path).map_err(|e| e.to_string())?;
         return Ok(report.render_plain());
     }
     let mut session = Session::new();
@@ -54,7 +54,7 @@ fn render(path: &Path) -> Result<String, String> {
                 .as_path(),
         )
         .map_err(|e| e.to_string())?;
-    Ok(scenic_ir::check::check(&mut session, CheckOptions::default()).render_plain())
+    Ok(scenic_lower::check::check(&mut session, CheckOptions::default()).render_plain())
 }
 
 /// Checks one golden file, returning what is wrong with it.

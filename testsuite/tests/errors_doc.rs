@@ -55,14 +55,14 @@ fn sections(doc: &str) -> Vec<Section> {
 /// Checks one example as a file of its own.
 fn check(code: &str, text: &str, p4: bool) -> CheckReport {
     if p4 {
-        return scenic_ir::lower::p4::compile_source("example.p4", text).0;
+        return scenic_lower::p4::compile_source("example.p4", text).0;
     }
     if code == "E0013" {
         let mut session = Session::new();
         session.add_source_bytes("example.sn", &raw_bytes(text));
-        return scenic_ir::check::check(&mut session, CheckOptions::default());
+        return scenic_lower::check::check(&mut session, CheckOptions::default());
     }
-    scenic_ir::check::check_source("example.sn", text, CheckOptions::default())
+    scenic_lower::check::check_source("example.sn", text, CheckOptions::default())
 }
 
 /// `text` as bytes, with each `\xE9` written in it replaced by the byte 0xE9.

@@ -35,9 +35,9 @@ pub use generate::{build, BuildError, BuildInputs};
 
 use crate::ports::Port;
 use scenic_ir::program::Attach;
-use scenic_ir::timing::{self, TimingReport};
 use scenic_ir::{Module, ModuleInfo};
 use scenic_scu_abi::manifest::{self, BackendFacts, Manifest, ManifestError};
+use scenic_timing::TimingReport;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -114,7 +114,7 @@ impl Generated {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackageOptions {
     /// The clock and line rate (estimates, `create_clock`, the svh's ns clock).
-    pub timing: timing::Options,
+    pub timing: scenic_timing::Options,
     /// The FPGA part (`xcu55c-fsvh2892-2L-e`).
     pub part: String,
     /// The source file as given (`examples/firewall.sn`).
@@ -126,7 +126,7 @@ pub struct PackageOptions {
 impl Default for PackageOptions {
     fn default() -> PackageOptions {
         PackageOptions {
-            timing: timing::Options::default(),
+            timing: scenic_timing::Options::default(),
             part: "xcu55c-fsvh2892-2L-e".into(),
             source_file: String::new(),
             source_sha256: String::new(),
@@ -181,7 +181,7 @@ impl Package {
     ) -> Result<Package, PackageError> {
         let mut options = options.clone();
         options.source_sha256 = manifest::sha256_hex(source_text.as_bytes());
-        let report = timing::analyze(module, &options.timing);
+        let report = scenic_timing::analyze(module, &options.timing);
         let attaches: Vec<Attach> = module.scus.values().map(|s| s.attach).collect();
         let kernels: Vec<(KernelText, Attach)> = generated
             .kernels

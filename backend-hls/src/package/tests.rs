@@ -21,9 +21,9 @@ scu words on rdma(qp) {
 fn module() -> (Module, ModuleInfo) {
     let mut session = scenic_frontend::Session::new();
     session.add_source("two.sn", PROGRAM);
-    let report = scenic_ir::check::check(&mut session, Default::default());
+    let report = scenic_lower::check::check(&mut session, Default::default());
     assert_eq!(report.error_count(), 0, "{}", report.render_plain());
-    let module = scenic_ir::lower::lower_file(session.db(), session.roots()[0])
+    let module = scenic_lower::lower_file(session.db(), session.roots()[0])
         .unwrap_or_else(|e| panic!("lowering: {e}"));
     let info = scenic_ir::Validator::new()
         .validate(&module)
@@ -253,7 +253,7 @@ fn a_program_without_scus_has_no_hls_or_coyote() {
     let text = "cc w per flow[4] budget 65 cycles {\n    state c: size = 0B;\n    output window c;\n    on ack(a) { c = c + a.bytes; }\n}\n";
     let mut session = scenic_frontend::Session::new();
     session.add_source("w.sn", text);
-    let module = scenic_ir::lower::lower_file(session.db(), session.roots()[0])
+    let module = scenic_lower::lower_file(session.db(), session.roots()[0])
         .unwrap_or_else(|e| panic!("{e}"));
     let info = scenic_ir::Validator::new()
         .validate(&module)

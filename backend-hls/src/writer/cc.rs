@@ -44,10 +44,10 @@ use crate::{Error, Kernel, Options};
 use cranelift_entity::{EntityRef, PrimaryMap};
 use scenic_ir::entities::*;
 use scenic_ir::program::{Attach, Cc, Event, Every, Scu};
-use scenic_ir::timing::{BodyKind, TimingReport};
 use scenic_ir::types::{Dimension, Type};
 use scenic_ir::{Module, ModuleInfo};
 use scenic_scu_abi::control::{type_bits, ControlLayout, CsrControl, Mailbox, ScuControl};
+use scenic_timing::{BodyKind, TimingReport};
 
 /// Event kinds on `cc_event_in` (bits 0..8 of a record).
 pub mod kind {
@@ -118,7 +118,7 @@ pub struct CcWriter<'w, 'a> {
     pub ntimers: usize,
     /// Most notifications one handler run raises (at least 1).
     pub max_notes: u64,
-    /// Each handler's `(part, latency, ii)` estimate of `scenic_ir::timing`, in handler order.
+    /// Each handler's `(part, latency, ii)` estimate of `scenic_timing`, in handler order.
     pub times: Vec<(String, u32, u32)>,
 }
 
@@ -201,7 +201,7 @@ pub fn handler_part(cc: &Cc, event: Event) -> String {
     }
 }
 
-/// Per-handler estimates of `scenic_ir::timing`: (part, latency, ii), in handler order.
+/// Per-handler estimates of `scenic_timing`: (part, latency, ii), in handler order.
 pub fn handler_timing(cc: &Cc, timing: &TimingReport) -> Vec<(String, u32, u32)> {
     cc.handlers
         .iter()
@@ -394,7 +394,7 @@ impl<'w, 'a> CcWriter<'w, 'a> {
             ));
             if let Some((_, latency, ii)) = self.times.get(i) {
                 c.line(format!(
-                    "// estimated (scenic_ir::timing): latency {latency} cycles, II {ii}{}",
+                    "// estimated (scenic_timing): latency {latency} cycles, II {ii}{}",
                     self.cc
                         .budget
                         .map_or(String::new(), |b| format!(", budget {b}"))

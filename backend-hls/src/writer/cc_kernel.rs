@@ -411,7 +411,7 @@ fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
 }
 
 /// `dispatch`: the handler of a signal on the flow's state record. Its `PIPELINE II` is the
-/// largest handler II of `scenic_ir::timing` (the read-modify-write of the flow's record).
+/// largest handler II of `scenic_timing` (the read-modify-write of the flow's record).
 fn write_dispatch(cw: &CcWriter<'_, '_>, c: &mut Code) {
     use scenic_ir::program::Event;
     c.line("// The handler of one signal (not `sent`) on pk.fs.");

@@ -30,9 +30,9 @@ use crate::{Error, Kernel, Options};
 use names::Names;
 use scenic_ir::entities::ScuId;
 use scenic_ir::program::{Attach, Scu};
-use scenic_ir::timing::{BodyKind, TimingReport};
 use scenic_ir::{Module, ModuleInfo, Span};
 use scenic_scu_abi::control::{ControlLayout, ScuControl};
+use scenic_timing::{BodyKind, TimingReport};
 use std::fmt::Write as _;
 
 /// Indented C++ text.

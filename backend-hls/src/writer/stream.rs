@@ -25,9 +25,9 @@ use crate::{Error, Kernel, Options};
 use scenic_ir::body::{BeatField, Expr, Stmt};
 use scenic_ir::entities::{ExprId, ScuId};
 use scenic_ir::program::{Attach, Scu};
-use scenic_ir::timing::{BodyKind, TimingReport};
 use scenic_ir::{Module, ModuleInfo, Span};
 use scenic_scu_abi::control::ControlLayout;
+use scenic_timing::{BodyKind, TimingReport};
 
 /// Most words one input word may pass on or push (a bound on the per-word buffers).
 const MAX_WORDS_PER_WORD: u64 = 256;

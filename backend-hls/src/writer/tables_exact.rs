@@ -2,7 +2,7 @@
 //! [`CAM_MAX_SLOTS`] becomes a hash in block RAM (`scenic::exact_table`,
 //! `include/scenic_exact_table.hpp`) instead of the register CAM of [`super::tables`].
 //!
-//! **Why 64.** The timing model (`scenic_ir::timing`, docs/timing.md) charges an exact table 3
+//! **Why 64.** The timing model (`scenic_timing`, docs/timing.md) charges an exact table 3
 //! cycles at any size, and a CAM 3 cycles only up to 64 slots (each 4× more slots adds a level to
 //! its priority tree). Above 64 slots a CAM would make the manifest's latency and II untrue, and
 //! it would spend registers linearly (a 4096-slot 5-tuple CAM: 4096 × 209 compared bits = 856,064

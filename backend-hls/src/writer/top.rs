@@ -275,7 +275,7 @@ fn write_process(w: &ScuWriter<'_>, c: &mut Code) {
         "static void process(hls::stream<win_t>& wins, hls::stream<desc_t>& descs, hls::stream<ctrl_req_t>& ctrl_in, hls::stream<ctrl_resp_t>& ctrl_out, hls::stream<ap_uint<64> >& notify_out, const ap_uint<64>& now_ns)",
     );
     c.line(format!(
-        "#pragma HLS PIPELINE II={}  // the packet path's II (scenic_ir::timing)",
+        "#pragma HLS PIPELINE II={}  // the packet path's II (scenic_timing)",
         w.ii
     ));
     c.line("static state_t st;");

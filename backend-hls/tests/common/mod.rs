@@ -16,7 +16,7 @@ pub fn load(name: &str) -> (scenic_ir::Module, scenic_ir::ModuleInfo, Options) {
     let path = examples_dir().join(name);
     let mut session = scenic_frontend::Session::new();
     let file = session.add_path(&path).expect("example loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("example lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("example lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("example validates");

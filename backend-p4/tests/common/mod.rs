@@ -39,7 +39,7 @@ pub fn lower(relative: &str) -> (scenic_ir::Module, SourceMap) {
 
 /// Reads a P4 program through scenicc's P4 reader; panics with the diagnostics if it cannot.
 pub fn read_p4(name: &str, text: &str) -> (scenic_ir::Module, SourceMap) {
-    let (report, module) = scenic_ir::lower::p4::compile_source(name, text);
+    let (report, module) = scenic_lower::p4::compile_source(name, text);
     match module {
         Some(m) if report.error_count() == 0 => (m, report.sources),
         _ => panic!("{name} has errors:\n{}", report.render_plain()),
@@ -50,14 +50,14 @@ pub fn read_p4(name: &str, text: &str) -> (scenic_ir::Module, SourceMap) {
 pub fn lower_text(name: &str, text: &str) -> (scenic_ir::Module, SourceMap) {
     let mut session = Session::new();
     let file = session.add_source(name, text);
-    let report = scenic_ir::check::check(&mut session, CheckOptions::default());
+    let report = scenic_lower::check::check(&mut session, CheckOptions::default());
     assert_eq!(
         report.error_count(),
         0,
         "{name} has errors:\n{}",
         report.render_plain()
     );
-    let module = scenic_ir::lower::lower_file(session.db(), file).expect("program lowers");
+    let module = scenic_lower::lower_file(session.db(), file).expect("program lowers");
     (module, report.sources)
 }
 

@@ -337,7 +337,7 @@ mod tests {
     fn firewall() -> scenic_ir::Module {
         let mut session = scenic_frontend::Session::new();
         session.add_source("firewall.sn", include_str!("../../../examples/firewall.sn"));
-        match scenic_ir::lower::lower_session(&mut session) {
+        match scenic_lower::lower_session(&mut session) {
             Ok(m) => m,
             Err(e) => panic!("{e}"),
         }
@@ -412,7 +412,7 @@ mod tests {
         );
         let mut session = scenic_frontend::Session::new();
         session.add_source("d.sn", &source);
-        let module = match scenic_ir::lower::lower_session(&mut session) {
+        let module = match scenic_lower::lower_session(&mut session) {
             Ok(m) => m,
             Err(e) => panic!("{e}"),
         };

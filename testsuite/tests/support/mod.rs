@@ -46,7 +46,7 @@ pub fn lower(path: &Path) -> Module {
     session
         .add_path(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    scenic_ir::lower::lower_session(&mut session)
+    scenic_lower::lower_session(&mut session)
         .unwrap_or_else(|e| panic!("{} does not lower: {e}", path.display()))
 }
 
@@ -59,7 +59,7 @@ pub fn lower_example(name: &str) -> Module {
 pub fn lower_source(name: &str, text: &str) -> Module {
     let mut session = scenic_frontend::Session::new();
     session.add_source(name, text);
-    scenic_ir::lower::lower_session(&mut session)
+    scenic_lower::lower_session(&mut session)
         .unwrap_or_else(|e| panic!("{name} does not lower: {e}"))
 }
 

@@ -10,7 +10,7 @@ fn example(name: &str) -> (scenic_ir::Module, scenic_ir::ModuleInfo) {
         .join(name);
     let mut session = scenic_frontend::Session::new();
     session.add_path(&path).expect("example loads");
-    let module = scenic_ir::lower::lower_session(&mut session).expect("example lowers");
+    let module = scenic_lower::lower_session(&mut session).expect("example lowers");
     let info = scenic_ir::Validator::new()
         .validate(&module)
         .expect("example validates");

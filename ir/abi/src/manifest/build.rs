@@ -11,9 +11,9 @@ use crate::control::{ControlLayout, ScuControl, TableControl};
 use scenic_ir::program::{
     Attach, Cc, CounterKind, MapKind, MatchKind, Module, OutKind, OutputKind, Scu, Table,
 };
-use scenic_ir::timing::{BodyKind, BodyTiming, TimingReport};
 use scenic_ir::types::{Const, Dimension, Type};
 use scenic_ir::valid::{ModuleInfo, ScuInfo, CSR_WINDOW_BASE};
+use scenic_timing::{BodyKind, BodyTiming, TimingReport};
 use sha2::{Digest, Sha256};
 
 /// Bytes per CSR word (Coyote's 64-bit AXI-Lite).
@@ -35,7 +35,7 @@ fn stride_bytes(control: &ControlLayout) -> u64 {
 
 impl Manifest {
     /// Builds the manifest of `module`: `info` is what the validator returned for it, `timing` the
-    /// report of `scenic_ir::timing::analyze` on it, `source` the root file it was compiled from,
+    /// report of `scenic_timing::analyze` on it, `source` the root file it was compiled from,
     /// and `backend` the kernels and control layout (empty for a manifest without a backend).
     pub fn build(
         module: &Module,

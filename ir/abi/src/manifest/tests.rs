@@ -3,7 +3,6 @@
 
 use super::build::sha256_hex;
 use super::*;
-use scenic_ir::timing;
 use scenic_ir::Validator;
 
 const PROGRAM: &str = "\
@@ -51,16 +50,16 @@ cc w per flow[16] budget 65 cycles {
 ";
 
 fn manifest(text: &str) -> Manifest {
-    let report = scenic_ir::check::check_source("fw.sn", text, Default::default());
+    let report = scenic_lower::check::check_source("fw.sn", text, Default::default());
     assert_eq!(report.error_count(), 0, "{}", report.render_plain());
     let mut session = scenic_frontend::Session::new();
     session.add_source("fw.sn", text);
-    let module = scenic_ir::lower::lower_file(session.db(), session.roots()[0])
+    let module = scenic_lower::lower_file(session.db(), session.roots()[0])
         .unwrap_or_else(|err| panic!("lowering failed: {err}"));
     let info = Validator::new()
         .validate(&module)
         .unwrap_or_else(|err| panic!("invalid IR: {err}"));
-    let report = timing::analyze(&module, &timing::Options::default());
+    let report = scenic_timing::analyze(&module, &scenic_timing::Options::default());
     let source = Source {
         file: "dir/fw.sn",
         text,
@@ -274,13 +273,13 @@ fn a_kernel_count_mismatch_is_an_error() {
     let text = PROGRAM;
     let mut session = scenic_frontend::Session::new();
     session.add_source("fw.sn", text);
-    let Ok(module) = scenic_ir::lower::lower_file(session.db(), session.roots()[0]) else {
+    let Ok(module) = scenic_lower::lower_file(session.db(), session.roots()[0]) else {
         panic!("lowering failed");
     };
     let Ok(info) = Validator::new().validate(&module) else {
         panic!("invalid IR");
     };
-    let report = timing::analyze(&module, &timing::Options::default());
+    let report = scenic_timing::analyze(&module, &scenic_timing::Options::default());
     let kernel = Kernel {
         name: "a".into(),
         ip: "a_hls_ip".into(),

@@ -78,7 +78,7 @@ mod tests {
     fn control(source: &str) -> Body {
         let mut session = scenic_frontend::Session::new();
         session.add_source("t.sn", source);
-        let module = match scenic_ir::lower::lower_session(&mut session) {
+        let module = match scenic_lower::lower_session(&mut session) {
             Ok(m) => m,
             Err(e) => panic!("{e}"),
         };

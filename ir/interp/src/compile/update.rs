@@ -168,7 +168,7 @@ mod tests {
             }";
         let mut session = scenic_frontend::Session::new();
         session.add_source("u.sn", source);
-        let module = match scenic_ir::lower::lower_session(&mut session) {
+        let module = match scenic_lower::lower_session(&mut session) {
             Ok(m) => m,
             Err(e) => panic!("{e}"),
         };

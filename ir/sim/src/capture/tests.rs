@@ -9,7 +9,7 @@ use crate::payload::roce_payload;
 fn lower(name: &str, text: &str) -> Module {
     let mut session = scenic_frontend::Session::new();
     session.add_source(name, text);
-    scenic_ir::lower::lower_session(&mut session).unwrap_or_else(|e| panic!("{name}: {e}"))
+    scenic_lower::lower_session(&mut session).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// An Ethernet/IPv4 packet to `dst` with `ttl`, `len` bytes long.
