@@ -55,7 +55,7 @@
 //! # Stream kernels (scus on `rdma(qp)` and `tcp(flow)`)
 //!
 //! The paragraphs above describe a slow-path scu. An scu on an rdma or tcp attach point sees the
-//! payload of its flows one 512-bit word at a time (`ir/src/interp/stream.rs`), on the ports
+//! payload of its flows one 512-bit word at a time (`ir/interp/src/stream.rs`), on the ports
 //! [`ports::top_ports`] lists for it (`word_in` + `word_in_meta` with the flow, `pass_out`,
 //! `push_out` + `push_out_meta`, and the common notify/control/clock ports), and its top function
 //! runs two stages under `DATAFLOW` ([`writer::stream`], [`writer::stream_stages`]):

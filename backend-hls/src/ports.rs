@@ -263,10 +263,10 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
             In,
             d + 56,
             vec![
-                field("data", 0, d, "the request record (scenic_scu_abi::control)"),
+                field("data", 0, d, "the request record (scenic_ir::control)"),
                 field("index", d, 32, "cell, entry handle or position"),
                 field("target", d + 32, 16, "CSR offset or object index"),
-                field("op", d + 48, 8, "scenic_scu_abi::control::Op"),
+                field("op", d + 48, 8, "scenic_ir::control::Op"),
             ],
             "host control requests; one response each on ctrl_out, in order",
         ),
@@ -277,7 +277,7 @@ fn common(ctrl_data_bits: u32) -> Vec<Port> {
             d + 8,
             vec![
                 field("data", 0, d, "the response record"),
-                field("status", d, 8, "scenic_scu_abi::control::Status"),
+                field("status", d, 8, "scenic_ir::control::Status"),
             ],
             "host control responses",
         ),

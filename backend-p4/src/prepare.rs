@@ -2,7 +2,7 @@
 //!
 //! P4 has no calls with effects on the pipeline and no loops, so the module is copied and run
 //! through `function-inlining`, `loop-unrolling`, `constant-folding` and `dead-code-elimination`
-//! (all exact: `ir/tests/passes.rs` checks each against the interpreter), then validated again. Not
+//! (all exact: `ir/opt/tests/passes.rs` checks each against the interpreter), then validated again. Not
 //! `table-key-packing`: it would merge keys and change the names the control plane uses for them.
 
 use crate::error::{Construct, Error, Errors};

@@ -1,9 +1,18 @@
 //! The scenic IR: what every backend and the interpreter consume.
 //!
+//! scenic-ir is the core of the `ir/` crates and depends on none of ours (not on the frontend):
+//! the IR's data ([`entities`], [`types`], [`program`], [`body`], [`span`], [`record`]), the
+//! validator ([`valid`]), the printer ([`print`]), the serialized [`model`], and [`proc`], what
+//! every pass, the interpreter and the backends share (the walker, compaction, bit-vector
+//! arithmetic and operators, intrinsics, the namer). Beside it, each its own crate: scenic-lower
+//! (from the AST, and the check), scenic-opt (passes), scenic-timing, scenic-interp (the reference
+//! interpreter), scenic-io (captures, STF, entries), scenic-sim (the `Device` trait, the STF runner,
+//! capture simulation) and scenic-scu-abi (the manifest and the control records).
+//!
 //! A [`Module`] is a set of arenas (cranelift-entity `PrimaryMap`s): header and struct layouts,
 //! functions, stream compute units and congestion controllers. Code lives in [`Body`]s, each with
 //! its own arena of locals and expressions and a tree of statement blocks; source spans sit in side
-//! tables. The IR is built from the checked AST by [`lower`] (no later stage reads the AST), checked
+//! tables. The IR is built from the checked AST by scenic-lower (no later stage reads the AST), checked
 //! once by the validator, which produces the `ModuleInfo` that backends require, rewritten by passes,
 //! and executed by the reference interpreter — the golden semantics every backend is tested against.
 //!

@@ -711,7 +711,7 @@ fn a_time_jump_fails_fast_naming_the_every_block() {
     assert_eq!(result.summary.notifications, 10_000);
 }
 
-/// Regression (ir/src/sim/capture.rs, `tcp_payload` and `roce_payload`): the payload ends where the
+/// Regression (ir/sim/src/capture.rs, `tcp_payload` and `roce_payload`): the payload ends where the
 /// IP packet ends (IPv4 total length / IPv6 payload length), not at the end of the frame. Frames
 /// shorter than 60 bytes are padded on the wire, and captures of real NICs show the padding: a pure
 /// TCP ACK (54 bytes, padded to 60) must feed no bytes into the connection's stream, and a RoCE
@@ -744,7 +744,7 @@ fn ethernet_padding_never_becomes_stream_payload() {
     );
 }
 
-/// Regression (ir/src/sim/capture.rs, `l4` and `tcp_payload`): an IPv4 header length below 5 words
+/// Regression (ir/sim/src/capture.rs, `l4` and `tcp_payload`): an IPv4 header length below 5 words
 /// or a TCP data offset below 5 words used to be taken as it was, so the payload handed to a tcp scu
 /// started inside the IP or TCP header and the words it passed were written back over those
 /// headers. A NIC's TCP stack drops such packets (RFC 791 and RFC 9293 make 5 the minimum), so the

@@ -1,7 +1,7 @@
 //! The host's view of notifications and maps on the C-simulated kernels: what `expect_notify`,
 //! `map_write` and `check_map` of STF (`docs/testing.md`) need.
 //!
-//! Maps go through the control records the kernel decodes on `ctrl_in` (`ir/src/control`):
+//! Maps go through the control records the kernel decodes on `ctrl_in` (`ir/abi/src/control`):
 //! `MapInsert` with the key in the low `key_bits` of the record and the value after it, `MapGet`
 //! with the key (`NotFound` when absent; no LRU refresh, as the interpreter's host read).
 //! Notifications are those the scu kernels wrote, then those of the cc kernels, since the last

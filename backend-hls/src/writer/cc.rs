@@ -18,7 +18,7 @@
 //!   `pk.restart` collects `restart` statements, which are applied when it returns (a time timer
 //!   to one period after the handler's time, a byte counter to zero), as the interpreter does.
 //!
-//! Order of things, observably the interpreter's (`ir/src/interp/cc.rs`): an event at time `t`
+//! Order of things, observably the interpreter's (`ir/interp/src/cc.rs`): an event at time `t`
 //! fires its own flow's time timers due by `t` (earliest first, ties by declaration order, each
 //! at its due time, catching up on missed periods), or starts the flow if it is new, then runs
 //! its handler (or, for `sent` bytes, each byte counter in order, its handler once per period
@@ -394,7 +394,7 @@ impl<'w, 'a> CcWriter<'w, 'a> {
             ));
             if let Some((_, latency, ii)) = self.times.get(i) {
                 c.line(format!(
-                    "// estimated (scenic_timing): latency {latency} cycles, II {ii}{}",
+                    "// estimated (scenic_ir::timing): latency {latency} cycles, II {ii}{}",
                     self.cc
                         .budget
                         .map_or(String::new(), |b| format!(", budget {b}"))

@@ -33,7 +33,7 @@ pub fn write_hpp(cw: &CcWriter<'_, '_>) -> String {
     c.blank();
     c.line(format!("namespace {} {{", w.names.ns));
     c.blank();
-    c.line("// The host control interface (scenic_scu_abi::control, format 1); the params are CSRs 0, 1, ...");
+    c.line("// The host control interface (scenic_ir::control, format 1); the params are CSRs 0, 1, ...");
     super::top::write_ctrl_types(&mut c, w.data_bits);
     c.line("// Event kinds (bits 0..8 of a cc_event_in record).");
     c.line(format!(

@@ -27,9 +27,7 @@ fn end_case(c: &mut Code) {
 /// Writes `serve_ctrl`.
 pub fn write(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     let d = w.data_bits;
-    c.line(
-        "// ---- host control requests (scenic_scu_abi::control) ---------------------------------",
-    );
+    c.line("// ---- host control requests (scenic_ir::control) ---------------------------------");
     c.blank();
     c.open("static ctrl_resp_t serve_ctrl(state_t& st, const ctrl_req_t& req)");
     c.line(format!(

@@ -1,5 +1,5 @@
 //! Stream kernels: the kernel of an scu on `rdma(qp)` or `tcp(flow)`, which sees the payload of
-//! the flows steered to it one 512-bit word at a time (`ir/src/interp/stream.rs` is the golden
+//! the flows steered to it one 512-bit word at a time (`ir/interp/src/stream.rs` is the golden
 //! semantics).
 //!
 //! This module owns what differs from a slow-path kernel: the [`StreamPlan`] (how many words one

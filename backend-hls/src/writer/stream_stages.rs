@@ -112,7 +112,7 @@ fn write_words(c: &mut Code) {
         "static void words(hls::stream<axis512>& word_in, hls::stream<ap_uint<64> >& word_in_meta, hls::stream<axis512>& pass_out, hls::stream<push_t>& pushes, hls::stream<ap_uint<64> >& notify_out, hls::stream<ctrl_req_t>& ctrl_in, hls::stream<ctrl_resp_t>& ctrl_out, const ap_uint<64>& now_ns)",
     );
     c.line(
-        "#pragma HLS PIPELINE II=1  // one word per cycle (the stream body's II, scenic_timing)",
+        "#pragma HLS PIPELINE II=1  // one word per cycle (the stream body's II, scenic_ir::timing)",
     );
     c.line("static state_t st;");
     c.open("if (!st.started)");

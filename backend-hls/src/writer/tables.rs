@@ -310,9 +310,7 @@ fn write_lookup(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
 }
 
 fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
-    c.line(
-        "// Adds an entry record (scenic_scu_abi::control): a status code and the entry's handle.",
-    );
+    c.line("// Adds an entry record (scenic_ir::control): a status code and the entry's handle.");
     c.open("ap_uint<8> insert(const ap_uint<RECORD_BITS>& rec, bool is_const, ap_uint<32>& h)");
     c.open(format!("if (!is_const && count >= {})", tc.size));
     c.line("return ST_FULL;");

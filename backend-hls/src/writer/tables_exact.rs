@@ -258,9 +258,7 @@ fn write_lookup(c: &mut Code, tc: &TableControl) {
 
 fn write_insert(c: &mut Code, tc: &TableControl) {
     let alo = args_lo(tc);
-    c.line(
-        "// Adds an entry record (scenic_scu_abi::control): a status code and the entry's handle.",
-    );
+    c.line("// Adds an entry record (scenic_ir::control): a status code and the entry's handle.");
     c.line("// FULL (constant entries count) before DUPLICATE, as the interpreter; scenic::");
     c.line(
         "// TABLE_OVERFLOW (11) only if the hash cannot place a key below the size (see above).",
@@ -305,7 +303,7 @@ fn write_insert(c: &mut Code, tc: &TableControl) {
     c.close("");
     c.blank();
     c.line(
-        "// The library's codes as scenic_scu_abi::control statuses (OVERFLOW has none: kept as 11).",
+        "// The library's codes as scenic_ir::control statuses (OVERFLOW has none: kept as 11).",
     );
     c.open("static ap_uint<8> status(const ap_uint<8>& r)");
     c.open("if (r == scenic::TABLE_OK)");

@@ -87,7 +87,7 @@ pub fn write_hpp(w: &ScuWriter<'_>) -> String {
     c.blank();
     c.line(format!("namespace {} {{", w.names.ns));
     c.blank();
-    c.line("// The host control interface (scenic_scu_abi::control, format 1): a request is");
+    c.line("// The host control interface (scenic_ir::control, format 1): a request is");
     c.line("// data | index << D | target << (D + 32) | op << (D + 48); a response data | status << D.");
     write_ctrl_types(&mut c, w.data_bits);
     c.line(format!(
@@ -275,7 +275,7 @@ fn write_process(w: &ScuWriter<'_>, c: &mut Code) {
         "static void process(hls::stream<win_t>& wins, hls::stream<desc_t>& descs, hls::stream<ctrl_req_t>& ctrl_in, hls::stream<ctrl_resp_t>& ctrl_out, hls::stream<ap_uint<64> >& notify_out, const ap_uint<64>& now_ns)",
     );
     c.line(format!(
-        "#pragma HLS PIPELINE II={}  // the packet path's II (scenic_timing)",
+        "#pragma HLS PIPELINE II={}  // the packet path's II (scenic_ir::timing)",
         w.ii
     ));
     c.line("static state_t st;");

@@ -1,4 +1,4 @@
-//! Every intrinsic of ir/src/interp/intrinsics.rs, through its `call` entry point (so the
+//! Every intrinsic of ir/src/proc/intrinsics.rs, through its `call` entry point (so the
 //! padding of odd widths is the interpreter's), against scenic_intrinsics.hpp: crc32, crc16,
 //! murmur3_32, toeplitz, ones_complement, checksum::update, min/max (unsigned and signed), and
 //! the byte-array forms against the byte-level functions, lengths 0 to 300.

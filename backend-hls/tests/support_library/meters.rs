@@ -1,5 +1,5 @@
 //! Meters against the interpreter's `Bucket`, and counters against the interpreter's counting
-//! rule (ir/src/interp/effects.rs `count`: +1 packet unless bytes-only, +len bytes unless
+//! rule (ir/interp/src/effects.rs `count`: +1 packet unless bytes-only, +len bytes unless
 //! packets-only, a cell out of range is ignored) on its `CounterCell`.
 //!
 //! Host configuration of a bucket is `Bucket::new(Some(rate), Some(burst))` (full, no last time),

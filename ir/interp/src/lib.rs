@@ -1,9 +1,12 @@
-//! The reference interpreter: the golden semantics every hardware backend is checked against.
+//! scenic-interp: the reference interpreter, the golden semantics every hardware backend is checked
+//! against. It depends on the IR core only.
+//!
 //!
 //! It computes with what it shares with constant folding in [`scenic_ir::proc`]: [`scenic_ir::proc::bits`]
 //! holds the value representation, [`scenic_ir::proc::ops`] the IR's operators and casts on typed
 //! values, [`scenic_ir::proc::intrinsics`] the standard library's hashes and checksums; [`pattern`]
 //! adds tuple and pre-sized pattern matching.
+//!
 //! [`compile`] turns every body of a module into closures once, when the [`Machine`] is made;
 //! running a packet, payload word or congestion signal runs those closures in a context
 //! ([`context`]) that reaches the machine's state: tables ([`state`], [`classify`]), maps

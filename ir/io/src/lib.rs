@@ -1,4 +1,5 @@
-//! The file formats `scenicc sim` and `scenicc test` read and write, independent of the interpreter.
+//! scenic-io: the file formats `scenicc sim` and `scenicc test` read and write, independent of the
+//! interpreter (it depends on the IR core's types only).
 //!
 //! - [`pcap`]: classic libpcap capture files, read (both byte orders, micro- and nanosecond
 //!   timestamps) and written (what `scenicc sim --out` produces).

@@ -1,3 +1,7 @@
+//! scenic-lower: from the checked AST (`.sn` and P4_16) to the IR, and [`check`], the whole check of
+//! `scenicc check` (frontend diagnostics, lowering, validation and the timing budgets). The only
+//! crate of `ir/` that depends on the frontend (and so on pest and salsa).
+//!
 //! Lowering: from the checked AST to the IR.
 //!
 //! The frontend has already resolved names, checked types and folded constants; lowering reads its

@@ -1,9 +1,10 @@
-//! Passes over the IR, and the [`PassManager`] that runs them by name.
+//! scenic-opt: the passes over the IR, and the [`PassManager`] that runs them by name (Calyx's
+//! `calyx-opt`). The walker and compaction they build on are the core's `scenic_ir::proc`.
 //!
 //! Each pass lives in its own file, named like the pass in kebab case (`constant_folding.rs` is
-//! `constant-folding`), and has a golden test of the same name in `ir/tests/passes/`, as in Calyx.
+//! `constant-folding`), and has a golden test of the same name in `ir/opt/tests/passes/`, as in Calyx.
 //! Every pass preserves the program's behaviour exactly as the reference interpreter defines it
-//! (`ir/tests/passes.rs` runs the interpreter on the module before and after each pass over
+//! (`ir/opt/tests/passes.rs` runs the interpreter on the module before and after each pass over
 //! generated packets, words and events) and keeps the IR's invariants (`body.rs`): every
 //! expression used exactly once, operands older than their users, locals declared before use. A
 //! pass that leaves expressions or locals unreferenced removes them with [`compact`] before it

@@ -1,4 +1,4 @@
-//! Driving the interpreter (or any [`device::Device`]) from test files and captures: the engine
+//! scenic-sim: driving the interpreter (or any [`device::Device`]) from test files and captures: the engine
 //! behind `scenicc test` and `scenicc sim`.
 //!
 //! [`stf`] runs STF tests (`docs/testing.md`); [`setup`] maps names in STF commands and entry files

@@ -1,4 +1,4 @@
-//! Timing analysis: estimated latency and initiation interval (II) of every body, and the cycle
+//! scenic-timing: timing analysis of the IR, on the core alone. Timing analysis: estimated latency and initiation interval (II) of every body, and the cycle
 //! budget check of congestion-controller handlers.
 //!
 //! The NIC moves 512 bits per cycle at 391 MHz, 200 Gb/s. A packet of `s` bytes occupies the wire for
