@@ -3,10 +3,10 @@
 //! initialise a struct or array `state` of a cc (§8.2); a field given a run-time value is not, and
 //! the initialiser is E0210 as before.
 
-use scenic_frontend::{check_source, CheckOptions};
+use scenic_frontend::{check_frontend_only, CheckOptions};
 
 fn codes(text: &str) -> Vec<&'static str> {
-    let report = check_source("k.sn", text, CheckOptions::default());
+    let report = check_frontend_only("k.sn", text, CheckOptions::default());
     report
         .diagnostics
         .iter()
