@@ -360,6 +360,27 @@ impl Device {
     }
 }
 
+impl Device {
+    /// Stages an image into slot `k` through the staging window (§3.3): `STAGE_RESET`, `STAGE_KIND`,
+    /// `STAGE_LEN`, then one `STAGE_WRITE` per chunk of at most 64 KiB. The identity registers and
+    /// `LOAD` are the caller's next steps.
+    pub fn stage_image(&self, k: u8, kind: u64, image: &[u8]) -> Result<(), DeviceError> {
+        let base = self.slot_block(k)?;
+        self.slot_command(k, SlotOp::StageReset, 0)?;
+        self.write(base + slot::STAGE_KIND, kind)?;
+        self.write(base + slot::STAGE_LEN, image.len() as u64)?;
+        let mut offset = 0usize;
+        for chunk in image.chunks(slot::STAGE_CHUNK_MAX as usize) {
+            self.region.write_bytes(base + slot::STAGE_WINDOW, chunk)?;
+            self.write(base + slot::STAGE_OFFSET, offset as u64)?;
+            self.write(base + slot::STAGE_CHUNK, chunk.len() as u64)?;
+            self.slot_command(k, SlotOp::StageWrite, 0)?;
+            offset += chunk.len();
+        }
+        Ok(())
+    }
+}
+
 impl DeviceError {
     /// The §6 code when the device refused a command.
     pub fn code(&self) -> Option<Code> {

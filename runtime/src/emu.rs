@@ -236,8 +236,16 @@ impl EmuServer {
     /// Every `RW`/`RO` register that has a reset value other than 0, and zero elsewhere (§2.2 reset).
     fn write_reset_values(&mut self) -> Result<(), RegionError> {
         let r = &self.region;
-        // Global control, steering, ports, rings, CC: zero, then the non-zero reset values.
-        r.zero(global::SCRATCH, 0x1000 - global::SCRATCH)?;
+        // Global control (identity, HEARTBEAT and NOW_NS kept), steering, ports, rings, CC: zero,
+        // then the non-zero reset values.
+        for reg in [
+            global::ERROR,
+            global::SCRATCH,
+            global::HOST_FENCE,
+            global::DEV_FENCE,
+        ] {
+            r.store(reg, 0, Ordering::Relaxed)?;
+        }
         r.zero(global::STEER_CAPS, 0x8000 - global::STEER_CAPS)?;
         r.store(global::STEER_CAPS, 4096 | 4096 << 32, Ordering::Relaxed)?;
         r.store(
@@ -406,9 +414,10 @@ impl EmuServer {
         let word = self
             .region
             .swap(base + slot::SLOT_CMD, 0, Ordering::AcqRel)?;
-        if word != 0 {
-            self.slot_command(k, CommandWord::decode(word))?;
-        }
+        let answer = match word {
+            0 => None,
+            w => Some(self.slot_command(k, CommandWord::decode(w))?),
+        };
         if self.slots[i].draining_busy() {
             if self.drain_left[i] == 0 {
                 self.slots[i].set_quiesced();
@@ -416,7 +425,15 @@ impl EmuServer {
                 self.drain_left[i] -= 1;
             }
         }
-        self.publish_state(k)
+        // The state first, then the result: a host that sees the result sees the new state.
+        self.publish_state(k)?;
+        match answer {
+            Some(result) => {
+                self.region
+                    .store(base + slot::SLOT_RESULT, result.encode(), Ordering::Release)
+            }
+            None => Ok(()),
+        }
     }
 
     fn publish_state(&self, k: u8) -> Result<(), RegionError> {
@@ -434,20 +451,25 @@ impl EmuServer {
         active & 0x100 != 0 && u64::from(k) == u64::from(abi::CC_SLOT_A) + (active & 0xFF)
     }
 
-    fn slot_command(&mut self, k: u8, cmd: CommandWord) -> Result<(), RegionError> {
+    /// Performs one slot command; the caller publishes the state, then the returned result.
+    fn slot_command(&mut self, k: u8, cmd: CommandWord) -> Result<ResultWord, RegionError> {
         let base = abi::slot_block_unchecked(k);
-        let result = base + slot::SLOT_RESULT;
+        let done = |status: Code, detail: u32| ResultWord {
+            status: status.number(),
+            detail,
+            seq: cmd.seq,
+        };
         if cmd.seq == 0 {
-            return self.answer(result, Code::Seq, 0, 0);
+            return Ok(done(Code::Seq, 0));
         }
         let cc_active = self.cc_active(k);
         let i = k as usize;
         match self.slots[i].apply(cmd.opcode, cmd.arg, cc_active) {
-            Err(refusal) => self.answer(result, refusal.code, refusal.detail, cmd.seq),
+            Err(refusal) => Ok(done(refusal.code, refusal.detail)),
             Ok(Effect::LoadStarted(bank)) => {
                 self.publish_state(k)?;
                 let status = self.load(k, bank)?;
-                self.answer(result, status, bank as u32, cmd.seq)
+                Ok(done(status, bank as u32))
             }
             Ok(Effect::Switched(bank)) => {
                 let seq = self.region.load(base + slot::PKT_SEQ, Ordering::Acquire)?;
@@ -456,26 +478,21 @@ impl EmuServer {
                 let count = self
                     .region
                     .load(base + slot::SWITCH_COUNT, Ordering::Acquire)?;
-                self.region.store(
-                    base + slot::SWITCH_COUNT,
-                    count.wrapping_add(1),
-                    Ordering::Release,
-                )?;
+                let count = count.wrapping_add(1);
+                self.region
+                    .store(base + slot::SWITCH_COUNT, count, Ordering::Release)?;
                 self.drain_left[i] = self.config.quiesce_polls;
-                self.answer(result, Code::Ok, bank as u32, cmd.seq)
+                Ok(done(Code::Ok, bank as u32))
             }
             Ok(Effect::Bank(bank)) => {
                 if self.slots[i].bank(bank) == slot::BankState::Empty {
-                    self.region
-                        .zero(base + slot::identity_block(bank), slot::IDENTITY_STRIDE)?;
+                    let identity = base + slot::identity_block(bank);
+                    self.region.zero(identity, slot::IDENTITY_STRIDE)?;
                 }
                 self.drain_left[i] = self.config.quiesce_polls;
-                self.answer(result, Code::Ok, bank as u32, cmd.seq)
+                Ok(done(Code::Ok, bank as u32))
             }
-            Ok(Effect::Allowed) => {
-                let status = self.staging_or_queue(k, cmd)?;
-                self.answer(result, status, 0, cmd.seq)
-            }
+            Ok(Effect::Allowed) => Ok(done(self.staging_or_queue(k, cmd)?, 0)),
         }
     }
 }
