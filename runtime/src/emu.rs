@@ -5,15 +5,19 @@
 //! shared-memory device that does not trap writes (§1.5):
 //!
 //! 1. reads `HOST_FENCE` first (with `Acquire`: every host write before it is now visible);
-//! 2. advances `HEARTBEAT` and `NOW_NS` (§1.6);
-//! 3. re-publishes any identity register the host overwrote, recording `E_READ_ONLY` in `ERROR`;
-//! 4. takes `RESET` and every slot's `SLOT_CMD` with an atomic swap to 0 and answers in the result
+//! 2. re-publishes any identity register the host overwrote, recording `E_READ_ONLY` in `ERROR`;
+//! 3. takes `RESET` and every slot's `SLOT_CMD` with an atomic swap to 0 and answers in the result
 //!    register; slot commands go through [`SlotMachine`] (one per slot block), so a refused command
 //!    changes nothing but the result register;
-//! 5. counts a draining bank down to `QUIESCED` (`EmuConfig::quiesce_polls` polls: in this stage
+//! 4. counts a draining bank down to `QUIESCED` (`EmuConfig::quiesce_polls` polls: in this stage
 //!    nothing is in flight, the knob lets tests see the `DRAINING` window);
-//! 6. publishes the fence value read in step 1 in `DEV_FENCE`: everything the host wrote before the
+//! 5. publishes the fence value read in step 1 in `DEV_FENCE`: everything the host wrote before the
 //!    fence has been applied.
+//!
+//! `HEARTBEAT` and `NOW_NS` are not the poll's: a [`Heartbeat`] advances them on a thread of its
+//! own every [`HEARTBEAT_PERIOD`] ([`EmuServer::run`] starts it), so a long command (a load that
+//! compiles a model, a reset) never makes the device look gone; §1.6 asks for a beat at least
+//! every millisecond.
 //!
 //! `LOAD` checks what this stage can (image kind supported, image complete) and hands the staged
 //! image to [`EmuServer::set_loader`]'s hook; the next stage installs the real loader there (model
@@ -22,6 +26,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::abi::codes::Code;
@@ -111,15 +116,37 @@ pub enum EmuError {
 
 /// The device side of one map.
 pub struct EmuServer {
-    region: Region,
+    region: Arc<Region>,
     config: EmuConfig,
     slots: Vec<SlotMachine>,
     drain_left: Vec<u32>,
     images: Vec<Vec<u8>>,
     published: Vec<(u64, u64)>,
-    heartbeat: u64,
+    touched: Vec<bool>,
     started: Instant,
     loader: Loader,
+}
+
+/// How often [`EmuServer::run`]'s heartbeat thread beats.
+pub const HEARTBEAT_PERIOD: Duration = Duration::from_micros(200);
+
+/// Advances `HEARTBEAT` and `NOW_NS`; one per server, on its own thread (or in a test's loop).
+#[derive(Debug)]
+pub struct Heartbeat {
+    region: Arc<Region>,
+    started: Instant,
+    count: u64,
+}
+
+impl Heartbeat {
+    /// One beat: `HEARTBEAT` + 1, `NOW_NS` = time since the server started.
+    pub fn beat(&mut self) -> Result<(), RegionError> {
+        self.count = self.count.wrapping_add(1);
+        let now = self.started.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+        self.region.store(global::NOW_NS, now, Ordering::Release)?;
+        self.region
+            .store(global::HEARTBEAT, self.count, Ordering::Release)
+    }
 }
 
 impl std::fmt::Debug for EmuServer {
@@ -158,7 +185,7 @@ impl EmuServer {
         if !(1..=abi::MAX_PORTS).contains(&config.ports) {
             return Err(EmuError::Config("ports must be 1-4"));
         }
-        let region = Region::create(path, MAP_BYTES)?;
+        let region = Arc::new(Region::create(path, MAP_BYTES)?);
         let slots = (0..abi::SLOT_BLOCKS)
             .map(|k| SlotMachine::new(kind_of(&config, k)))
             .collect();
@@ -168,7 +195,7 @@ impl EmuServer {
             drain_left: vec![0; abi::SLOT_BLOCKS as usize],
             images: vec![Vec::new(); abi::SLOT_BLOCKS as usize],
             published: Vec::new(),
-            heartbeat: 0,
+            touched: vec![false; abi::SLOT_BLOCKS as usize],
             started: Instant::now(),
             loader: default_loader(),
             config,
@@ -189,6 +216,19 @@ impl EmuServer {
     /// The map.
     pub fn region(&self) -> &Region {
         &self.region
+    }
+
+    /// The server's heartbeat, to run on a thread of its own ([`EmuServer::run`] does).
+    pub fn heartbeat(&self) -> Heartbeat {
+        let count = self
+            .region
+            .load(global::HEARTBEAT, Ordering::Acquire)
+            .unwrap_or(0);
+        Heartbeat {
+            region: Arc::clone(&self.region),
+            started: self.started,
+            count,
+        }
     }
 
     /// The configuration.
@@ -292,7 +332,16 @@ impl EmuServer {
     fn reset_slot_block(&mut self, k: u8) -> Result<(), RegionError> {
         let base = abi::slot_block_unchecked(k);
         let kind = kind_of(&self.config, k);
-        self.region.zero(base, abi::SLOT_BLOCK_STRIDE)?;
+        // The registers always; the CSR window and CC outputs only where a bank was loaded since the
+        // last reset (nothing else writes them). Ring entries and the staging window are plain
+        // memory whose contents mean nothing once the indices and STAGE_FILLED are zero.
+        self.region.zero(base, 0x1000)?;
+        if std::mem::take(&mut self.touched[k as usize]) {
+            self.region.zero(
+                base + slot::CC_OUTPUTS,
+                slot::STAGE_WINDOW - slot::CC_OUTPUTS,
+            )?;
+        }
         if let Some(m) = self.slots.get_mut(k as usize) {
             m.reset();
         }
@@ -314,14 +363,9 @@ impl EmuServer {
         Ok(())
     }
 
-    /// One poll of the device loop (module doc, steps 1–6).
+    /// One poll of the device loop (module doc, steps 1–5).
     pub fn poll(&mut self) -> Result<(), RegionError> {
         let fence = self.region.load(global::HOST_FENCE, Ordering::Acquire)?;
-        self.heartbeat = self.heartbeat.wrapping_add(1);
-        self.region
-            .store(global::HEARTBEAT, self.heartbeat, Ordering::Release)?;
-        let now = self.started.elapsed().as_nanos().min(u64::MAX as u128) as u64;
-        self.region.store(global::NOW_NS, now, Ordering::Release)?;
         self.guard_read_only()?;
         self.take_reset()?;
         for k in 0..abi::SLOT_BLOCKS {
@@ -334,15 +378,36 @@ impl EmuServer {
         Ok(())
     }
 
-    /// Polls every `POLL_NS` until `stop` is set, then shuts down (`READY` clear). While `freeze` is
-    /// set the loop does nothing, like a hung device: the heartbeat stops, `READY` stays set.
+    /// Polls every `POLL_NS` and beats every [`HEARTBEAT_PERIOD`] (on a second thread) until
+    /// `stop` is set, then shuts down (`READY` clear). While `freeze` is set both do nothing, like
+    /// a hung device: the heartbeat stops, `READY` stays set.
     pub fn run(&mut self, stop: &AtomicBool, freeze: &AtomicBool) -> Result<(), RegionError> {
-        while !stop.load(Ordering::Acquire) {
-            if !freeze.load(Ordering::Acquire) {
-                self.poll()?;
+        let mut heartbeat = self.heartbeat();
+        let halt = AtomicBool::new(false);
+        let halt = &halt;
+        let beats = move || -> Result<(), RegionError> {
+            while !stop.load(Ordering::Acquire) && !halt.load(Ordering::Acquire) {
+                if !freeze.load(Ordering::Acquire) {
+                    heartbeat.beat()?;
+                }
+                std::thread::sleep(HEARTBEAT_PERIOD);
             }
-            std::thread::sleep(self.config.poll);
-        }
+            Ok(())
+        };
+        std::thread::scope(|scope| {
+            let beating = scope.spawn(beats);
+            let mut served = Ok(());
+            while !stop.load(Ordering::Acquire) && served.is_ok() {
+                if !freeze.load(Ordering::Acquire) {
+                    served = self.poll();
+                }
+                std::thread::sleep(self.config.poll);
+            }
+            // A failed poll ends the heartbeat too: the device stops looking alive.
+            halt.store(true, Ordering::Release);
+            let beaten = beating.join().unwrap_or(Ok(()));
+            served.and(beaten)
+        })?;
         self.shutdown()
     }
 
@@ -467,6 +532,7 @@ impl EmuServer {
         match self.slots[i].apply(cmd.opcode, cmd.arg, cc_active) {
             Err(refusal) => Ok(done(refusal.code, refusal.detail)),
             Ok(Effect::LoadStarted(bank)) => {
+                self.touched[i] = true;
                 self.publish_state(k)?;
                 let status = self.load(k, bank)?;
                 Ok(done(status, bank as u32))
