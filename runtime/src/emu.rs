@@ -109,6 +109,9 @@ pub enum EmuError {
     /// The name is not usable.
     #[error(transparent)]
     Name(#[from] DeviceError),
+    /// A live device already serves this map (its heartbeat moves).
+    #[error("{0} is already served by a running device (its heartbeat moves); stop it first")]
+    InUse(String),
     /// Creating or writing the map failed.
     #[error(transparent)]
     Region(#[from] RegionError),
@@ -174,7 +177,8 @@ impl EmuServer {
         EmuServer::create_path(&resolve(name)?, config)
     }
 
-    /// Creates the map file at `path` and publishes identity and reset values (`READY` last).
+    /// Creates the map file at `path` and publishes identity and reset values (`READY` last);
+    /// refuses a path a running device serves.
     pub fn create_path(path: &Path, config: EmuConfig) -> Result<EmuServer, EmuError> {
         if !(1..=abi::MAX_SCU_SLOTS).contains(&config.scu_slots) {
             return Err(EmuError::Config("SCU slots must be 1-16"));
@@ -184,6 +188,11 @@ impl EmuServer {
         }
         if !(1..=abi::MAX_PORTS).contains(&config.ports) {
             return Err(EmuError::Config("ports must be 1-4"));
+        }
+        // A second server on a live map would corrupt it: refuse while the old one beats. A stale
+        // file (no heartbeat within 100 ms, READY clear, not a map) is replaced.
+        if path.exists() && crate::Device::open_path(path).is_ok() {
+            return Err(EmuError::InUse(path.display().to_string()));
         }
         let region = Arc::new(Region::create(path, MAP_BYTES)?);
         let slots = (0..abi::SLOT_BLOCKS)

@@ -23,6 +23,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -105,8 +106,10 @@ impl Region {
             .write(true)
             .open(path)
             .map_err(open_err)?;
-        let actual = file.metadata().map_err(open_err)?.len();
-        if actual < len {
+        let meta = file.metadata().map_err(open_err)?;
+        let actual = meta.len();
+        // A char device (`/dev/scenicN`) has no length; the driver bounds the mmap itself.
+        if actual < len && !meta.file_type().is_char_device() {
             return Err(RegionError::Size {
                 path: name,
                 actual,
