@@ -97,8 +97,21 @@ pub struct LoadRequest<'a> {
     pub image: &'a [u8],
 }
 
+/// What a loader found in the image: the identity-block fields the staged identity lacks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadedUnit {
+    /// `CSR_WORDS`: CSR words of the unit.
+    pub csr_words: u64,
+    /// `FLOWS`: flow slots of a cc (0 for an scu).
+    pub flows: u64,
+    /// `UNIT[16..24)`: attach, 0 `slow_path`, 1 `rdma`, 2 `tcp`, 3 `cc`.
+    pub attach: u8,
+    /// A cc's output kind (`CC_OUTPUT_KIND`): 0 none, 1 rate, 2 window.
+    pub output_kind: u8,
+}
+
 /// The loader hook: `Ok` loads the bank (`SHADOW`), `Err(code)` refuses (`EMPTY`, `LOAD_STATUS`).
-pub type Loader = Box<dyn FnMut(&LoadRequest<'_>) -> Result<(), Code> + Send>;
+pub type Loader = Box<dyn FnMut(&LoadRequest<'_>) -> Result<LoadedUnit, Code> + Send>;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +139,7 @@ pub struct EmuServer {
     images: Vec<Vec<u8>>,
     published: Vec<(u64, u64)>,
     touched: Vec<bool>,
+    output_kind: Vec<u8>,
     started: Instant,
     loader: Loader,
 }
@@ -167,7 +181,7 @@ pub fn default_loader() -> Loader {
         if req.kind != 1 {
             return Err(Code::ImageKind);
         }
-        Ok(())
+        Ok(LoadedUnit::default())
     })
 }
 
@@ -205,6 +219,7 @@ impl EmuServer {
             images: vec![Vec::new(); abi::SLOT_BLOCKS as usize],
             published: Vec::new(),
             touched: vec![false; abi::SLOT_BLOCKS as usize],
+            output_kind: vec![0; abi::SLOT_BLOCKS as usize],
             started: Instant::now(),
             loader: default_loader(),
             config,
@@ -356,6 +371,7 @@ impl EmuServer {
         }
         self.images[k as usize] = Vec::new();
         self.drain_left[k as usize] = 0;
+        self.output_kind[k as usize] = 0;
         if kind == SlotKind::Absent {
             return Ok(());
         }
@@ -377,6 +393,9 @@ impl EmuServer {
         let fence = self.region.load(global::HOST_FENCE, Ordering::Acquire)?;
         self.guard_read_only()?;
         self.take_reset()?;
+        if self.config.cc_slots == 2 {
+            self.take_cc_command()?;
+        }
         for k in 0..abi::SLOT_BLOCKS {
             if self.slots[k as usize].kind() != SlotKind::Absent {
                 self.serve_slot(k)?;
@@ -582,4 +601,5 @@ fn kind_of(config: &EmuConfig, k: u8) -> SlotKind {
     }
 }
 
+mod cc;
 mod staging;

@@ -14,7 +14,7 @@ use scenic_runtime::abi::codes::Code;
 use scenic_runtime::abi::global;
 use scenic_runtime::abi::slot::{self, BankState, SlotOp, SlotStateWord};
 use scenic_runtime::abi::{slot_block, ErrorWord};
-use scenic_runtime::emu::{EmuConfig, EmuServer};
+use scenic_runtime::emu::{EmuConfig, EmuServer, LoadedUnit, Loader};
 use scenic_runtime::{Device, DeviceError};
 
 /// A server thread on a temporary map.
@@ -28,9 +28,15 @@ struct Emu {
 
 impl Emu {
     fn start(config: EmuConfig) -> Emu {
+        Emu::start_with(config, None)
+    }
+    fn start_with(config: EmuConfig, loader: Option<Loader>) -> Emu {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("map");
         let mut server = EmuServer::create_path(&path, config).unwrap();
+        if let Some(loader) = loader {
+            server.set_loader(loader);
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let freeze = Arc::new(AtomicBool::new(false));
         let (s, f) = (Arc::clone(&stop), Arc::clone(&freeze));
@@ -584,4 +590,97 @@ fn a_second_server_on_a_live_map_is_refused_and_a_stale_one_replaced() {
         1,
         "a stopped device's file is replaced"
     );
+}
+
+/// §4.1: the dual CC slots. The loader reports 64 flows for everything except an image whose first
+/// byte is `b'W'` (128 flows, window output), so a mismatch can be staged.
+#[test]
+fn cc_switch_follows_section_4_1() {
+    let loader: Loader = Box::new(|req| {
+        let wide = req.image.first() == Some(&b'W');
+        let (flows, output_kind) = if wide { (128, 2) } else { (64, 1) };
+        Ok(LoadedUnit {
+            flows,
+            output_kind,
+            attach: 3,
+            csr_words: 4,
+        })
+    });
+    let emu = Emu::start_with(EmuConfig::default(), Some(loader));
+    let dev = emu.open();
+    let cc = scenic_runtime::command::Channel {
+        cmd: global::CC_CMD,
+        result: global::CC_RESULT,
+    };
+    let (switch, stop) = (0x01, 0x02);
+    assert_eq!(
+        refused(dev.command(cc, switch, 0)),
+        Code::CcNoStandby,
+        "nothing loaded"
+    );
+    assert_eq!(refused(dev.command(cc, 0x03, 0)), Code::BadCommand);
+    dev.stage_image(16, 1, b"cc A").unwrap();
+    dev.slot_command(16, SlotOp::Load, 0).unwrap();
+    let id_a = slot_block(16).unwrap() + slot::identity_block(slot::Bank::B0);
+    assert_eq!(dev.read(id_a + slot::FLOWS).unwrap(), 64);
+    assert_eq!(
+        dev.read(id_a + slot::UNIT).unwrap() >> 16 & 0xFF,
+        3,
+        "attach cc"
+    );
+    dev.command(cc, switch, 0).unwrap();
+    assert_eq!(
+        dev.read(global::CC_ACTIVE).unwrap(),
+        0x100,
+        "A active, VALID"
+    );
+    assert_eq!(dev.read(global::CC_OUTPUT_KIND).unwrap(), 1);
+    assert_eq!(banks(&dev, 16)[0], BankState::Active);
+    assert_eq!(state(&dev, 16).active, Some(slot::Bank::B0));
+    assert_eq!(
+        refused(dev.slot_command(16, SlotOp::Free, 0)),
+        Code::BadState,
+        "the active one"
+    );
+    assert_eq!(
+        refused(dev.command(cc, switch, 0)),
+        Code::CcNoStandby,
+        "B empty"
+    );
+    dev.stage_image(17, 1, b"Wide").unwrap();
+    dev.slot_command(17, SlotOp::Load, 0).unwrap();
+    assert_eq!(
+        refused(dev.command(cc, switch, 0)),
+        Code::CcMismatch,
+        "64 vs 128 flows"
+    );
+    assert_eq!(dev.read(global::CC_ACTIVE).unwrap(), 0x100, "unchanged");
+    dev.slot_command(17, SlotOp::Free, 0).unwrap();
+    dev.stage_image(17, 1, b"cc B").unwrap();
+    dev.slot_command(17, SlotOp::Load, 0).unwrap();
+    dev.command(cc, switch, 0).unwrap();
+    assert_eq!(dev.read(global::CC_ACTIVE).unwrap(), 0x101, "B active");
+    assert_eq!(
+        banks(&dev, 16)[0],
+        BankState::Shadow,
+        "A standby, still loaded"
+    );
+    assert_eq!(banks(&dev, 17)[0], BankState::Active);
+    dev.command(cc, switch, 0).unwrap();
+    assert_eq!(
+        dev.read(global::CC_ACTIVE).unwrap(),
+        0x100,
+        "and back: as cheap"
+    );
+    dev.command(cc, stop, 0).unwrap();
+    assert_eq!(
+        dev.read(global::CC_ACTIVE).unwrap() & 0x100,
+        0,
+        "no active CC"
+    );
+    assert_eq!(banks(&dev, 16)[0], BankState::Shadow);
+    dev.slot_command(16, SlotOp::Free, 0).unwrap();
+    dev.reset().unwrap();
+    assert_eq!(banks(&dev, 17)[0], BankState::Empty);
+    assert_eq!(dev.read(global::CC_ACTIVE).unwrap(), 0);
 }

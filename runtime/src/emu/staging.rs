@@ -9,7 +9,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{EmuServer, LoadRequest};
+use super::{EmuServer, LoadRequest, LoadedUnit};
 use crate::abi::codes::Code;
 use crate::abi::global::{Feature, EMULATOR_FEATURES};
 use crate::abi::slot::{self, Bank, SlotOp};
@@ -86,17 +86,17 @@ impl EmuServer {
         Ok(Code::Ok)
     }
 
-    fn load_checks(&mut self, k: u8, bank: Bank) -> Result<Code, RegionError> {
+    fn load_checks(&mut self, k: u8, bank: Bank) -> Result<Result<LoadedUnit, Code>, RegionError> {
         let base = abi::slot_block_unchecked(k);
         let r = |off| self.region.load(base + off, Ordering::Acquire);
         let kind = r(slot::STAGE_KIND)?;
         let supported = kind == 1 && EMULATOR_FEATURES & Feature::ImageModel.mask() != 0;
         if !supported {
-            return Ok(Code::ImageKind);
+            return Ok(Err(Code::ImageKind));
         }
         let len = r(slot::STAGE_LEN)?;
         if len == 0 || r(slot::STAGE_FILLED)? != len {
-            return Ok(Code::ImageLen);
+            return Ok(Err(Code::ImageLen));
         }
         let image = &self.images[k as usize];
         let take = usize::try_from(len).map_or(image.len(), |n| n.min(image.len()));
@@ -106,10 +106,7 @@ impl EmuServer {
             kind,
             image: &image[..take],
         };
-        Ok(match (self.loader)(&req) {
-            Ok(()) => Code::Ok,
-            Err(code) => code,
-        })
+        Ok((self.loader)(&req))
     }
 
     /// Performs a `LOAD` into `bank` (already `LOADING`); returns the result's status.
@@ -117,10 +114,11 @@ impl EmuServer {
         let started = Instant::now();
         let base = abi::slot_block_unchecked(k);
         let id = base + slot::identity_block(bank);
-        let status = self.load_checks(k, bank)?;
+        let loaded = self.load_checks(k, bank)?;
         self.region.zero(id, slot::IDENTITY_STRIDE)?;
-        let ok = status == Code::Ok;
-        if ok {
+        let ok = loaded.is_ok();
+        let status = loaded.err().unwrap_or(Code::Ok);
+        if let Ok(unit) = loaded {
             let mut staged = [0u8; 0x38];
             self.region
                 .read_bytes(base + slot::STAGE_SHA256, &mut staged[..0x20])?;
@@ -130,12 +128,23 @@ impl EmuServer {
                 (slot::STAGE_NAME_HASH, slot::NAME_HASH),
                 (slot::STAGE_FORMAT, slot::FORMAT),
                 (slot::STAGE_COMPILER, slot::COMPILER),
-                (slot::STAGE_UNIT, slot::UNIT),
             ];
             for (from, to) in copy {
                 let v = self.region.load(base + from, Ordering::Acquire)?;
                 self.region.store(id + to, v, Ordering::Relaxed)?;
             }
+            let unit_word = self
+                .region
+                .load(base + slot::STAGE_UNIT, Ordering::Acquire)?
+                & 0xFFFF;
+            let unit_word = unit_word | u64::from(unit.attach) << 16;
+            self.region
+                .store(id + slot::UNIT, unit_word, Ordering::Relaxed)?;
+            self.region
+                .store(id + slot::CSR_WORDS, unit.csr_words, Ordering::Relaxed)?;
+            self.region
+                .store(id + slot::FLOWS, unit.flows, Ordering::Relaxed)?;
+            self.output_kind[k as usize] = unit.output_kind;
             let ns = started.elapsed().as_nanos().clamp(1, u64::MAX as u128) as u64;
             self.region
                 .store(id + slot::LOAD_NS, ns, Ordering::Release)?;
