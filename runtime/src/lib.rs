@@ -6,6 +6,7 @@
 //! - [`region`]: the map as shared memory, checked atomic 64-bit accesses;
 //! - [`ring`]: the free-running-index ring protocol (producer and consumer sides);
 //! - [`command`]: the command/result handshake of `CMD` registers;
+//! - [`frame`]: byte layouts of control entries, notification records and CC events;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC of the next stage extends.
@@ -16,6 +17,7 @@ pub mod abi;
 pub mod command;
 pub mod device;
 pub mod emu;
+pub mod frame;
 pub mod region;
 pub mod ring;
 pub mod slot_state;

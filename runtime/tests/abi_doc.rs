@@ -241,3 +241,75 @@ fn slot_block_layout_matches_the_document() {
     assert_eq!(reset("BAR_BYTES"), abi::MAP_BYTES);
     assert_eq!(&abi::MAGIC_WORD.to_le_bytes(), b"SCENIC\0\0");
 }
+
+/// `(start, end)` of a `bytes` cell: `` `2..4` `` or `` `8` ``.
+fn byte_range(cell: &str) -> (usize, usize) {
+    let s = unquote(cell);
+    match s.split_once("..") {
+        Some((a, b)) => (a.trim().parse().unwrap(), b.trim().parse().unwrap()),
+        None => {
+            let a: usize = s.trim().parse().unwrap();
+            (a, a + 1)
+        }
+    }
+}
+
+/// Every named field of a byte-layout table holds, at the doc's bytes, the value encoded there.
+fn check_layout(t: &Table, bytes: &[u8], fields: &[(&str, u64)]) {
+    let mut seen = 0;
+    for row in &t.rows {
+        let name = unquote(&row[1]);
+        let Some((_, value)) = fields.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let (a, b) = byte_range(&row[0]);
+        let mut le = [0u8; 8];
+        let n = (b - a).min(8);
+        le[..n].copy_from_slice(&bytes[a..a + n]);
+        assert_eq!(
+            u64::from_le_bytes(le),
+            *value,
+            "field `{name}` at bytes {a}..{b}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, fields.len(), "every field named in the doc's table");
+}
+
+#[test]
+fn entry_layouts_match_the_document() {
+    use scenic_runtime::frame::{ControlEntry, Notification};
+    let all = tables();
+    let e = ControlEntry::new(0x21, 1, 0x0302, 0x0706_0504, 0x0B0A_0908)
+        .with_data(&[0x1716_1514_1312_1110])
+        .unwrap();
+    let fields = [
+        ("op", 0x21),
+        ("flags", 1),
+        ("target", 0x0302),
+        ("index", 0x0706_0504),
+        ("tag", 0x0B0A_0908),
+        ("data_words", 1),
+        ("data", 0x1716_1514_1312_1110),
+    ];
+    check_layout(table(&all, "3.6", 1), &e.encode(), &fields);
+    let n = Notification {
+        time_ns: 0x0102_0304_0506_0708,
+        slot: 5,
+        target: 1,
+        bank: 1,
+        flags: 1,
+        value: 0xCAFE_F00D,
+        seq: 42,
+    };
+    let fields = [
+        ("time_ns", 0x0102_0304_0506_0708),
+        ("slot", 5),
+        ("target", 1),
+        ("bank", 1),
+        ("flags", 1),
+        ("value", 0xCAFE_F00D),
+        ("seq", 42),
+    ];
+    check_layout(table(&all, "3.7", 0), &n.encode(), &fields);
+}
