@@ -516,62 +516,64 @@ fn walk_shape(
     nested: bool,
     s: &mut StateShape,
 ) {
-    for stmt in &block.stmts {
-        for e in stmt_exprs(stmt) {
-            let r = lookahead_reach(module, body, e);
-            s.reach = s.reach.max(s.consume.saturating_add(r));
-        }
-        match stmt {
-            Stmt::Extract(inst) => {
-                let i = &scu.instances[*inst];
-                let bits = module.headers[i.header].bits;
-                s.reach = s.reach.max(s.consume.saturating_add(bits));
-                s.consume = s.consume.saturating_add(bits);
-                if i.stack.is_some() {
-                    *s.stacks.entry(*inst).or_insert(0) += 1;
-                }
-                s.conditional |= nested;
+    scenic_ir::stack::grow(|| {
+        for stmt in &block.stmts {
+            for e in stmt_exprs(stmt) {
+                let r = lookahead_reach(module, body, e);
+                s.reach = s.reach.max(s.consume.saturating_add(r));
             }
-            Stmt::For {
-                first,
-                last,
-                body: b,
-                ..
-            } => {
-                let n = last.saturating_sub(*first).saturating_add(1).clamp(0, 1024);
-                for _ in 0..n {
-                    walk_shape(module, scu, body, b, true, s);
+            match stmt {
+                Stmt::Extract(inst) => {
+                    let i = &scu.instances[*inst];
+                    let bits = module.headers[i.header].bits;
+                    s.reach = s.reach.max(s.consume.saturating_add(bits));
+                    s.consume = s.consume.saturating_add(bits);
+                    if i.stack.is_some() {
+                        *s.stacks.entry(*inst).or_insert(0) += 1;
+                    }
+                    s.conditional |= nested;
                 }
-            }
-            other => {
-                // Branches: take the longest (an over-estimate, which only makes the window
-                // bigger), and mark later offsets as unknown.
-                let blocks = stmt_blocks(other);
-                if blocks.is_empty() {
-                    continue;
-                }
-                let start = s.consume;
-                let mut longest = start;
-                for b in blocks {
-                    let mut branch = StateShape {
-                        consume: start,
-                        reach: s.reach,
-                        stacks: s.stacks.clone(),
-                        conditional: s.conditional,
-                    };
-                    walk_shape(module, scu, body, b, true, &mut branch);
-                    longest = longest.max(branch.consume);
-                    s.reach = s.reach.max(branch.reach);
-                    s.conditional |= branch.conditional;
-                    for (k, v) in branch.stacks {
-                        let e = s.stacks.entry(k).or_insert(0);
-                        *e = (*e).max(v);
+                Stmt::For {
+                    first,
+                    last,
+                    body: b,
+                    ..
+                } => {
+                    let n = last.saturating_sub(*first).saturating_add(1).clamp(0, 1024);
+                    for _ in 0..n {
+                        walk_shape(module, scu, body, b, true, s);
                     }
                 }
-                s.consume = longest;
+                other => {
+                    // Branches: take the longest (an over-estimate, which only makes the window
+                    // bigger), and mark later offsets as unknown.
+                    let blocks = stmt_blocks(other);
+                    if blocks.is_empty() {
+                        continue;
+                    }
+                    let start = s.consume;
+                    let mut longest = start;
+                    for b in blocks {
+                        let mut branch = StateShape {
+                            consume: start,
+                            reach: s.reach,
+                            stacks: s.stacks.clone(),
+                            conditional: s.conditional,
+                        };
+                        walk_shape(module, scu, body, b, true, &mut branch);
+                        longest = longest.max(branch.consume);
+                        s.reach = s.reach.max(branch.reach);
+                        s.conditional |= branch.conditional;
+                        for (k, v) in branch.stacks {
+                            let e = s.stacks.entry(k).or_insert(0);
+                            *e = (*e).max(v);
+                        }
+                    }
+                    s.consume = longest;
+                }
             }
         }
-    }
+    })
 }
 
 /// Every body of an scu that runs in its kernel: parser, control, `on parser_error`, deparser,

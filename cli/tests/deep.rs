@@ -71,7 +71,17 @@ fn an_else_if_chain_of_10000_arms_checks_builds_and_runs() {
         .unwrap_or_else(|e| panic!("model: {e}"));
     let module = scenic_ir::model::from_json(&model).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(module.scus.len(), 1);
+    // The kernel writes the chain as one `if ... else if ...` (it nested 10,000 deep: 1.2 GB of
+    // indentation, past any C++ compiler's bracket depth).
+    let cpp = std::fs::read_to_string(dir.path().join("out/hls/deep/deep.cpp"))
+        .unwrap_or_else(|e| panic!("kernel: {e}"));
+    let deepest = cpp.lines().map(|l| l.len() - l.trim_start().len()).max();
+    assert!(deepest.is_some_and(|d| d <= 64), "indentation {deepest:?}");
     let out = scenicc(dir.path(), &["test", "deep.sn", "deep.stf"]);
     assert_ok(&out, "test");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "6 passed, 0 failed\n");
+    let p4 = scenicc(dir.path(), &["emit", "v1model", "deep.sn"]);
+    assert_ok(&p4, "emit v1model");
+    let text = String::from_utf8_lossy(&p4.stdout);
+    assert_eq!(text.matches("} else if (").count(), ARMS - 1);
 }

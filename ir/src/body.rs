@@ -30,13 +30,30 @@ pub struct Local {
     pub mutable: bool,
 }
 
-/// Statements in order, with a span per statement.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Statements in order, with a span per statement. `Clone`, `PartialEq` and `Drop` are written
+/// out below: blocks nest as deep as a program's `else if` chains (one block per arm), so the
+/// recursive ones run on a grown stack and the drop runs in a loop.
+#[derive(Debug, Default, Eq, Serialize, Deserialize)]
 pub struct Block {
     /// The statements.
     pub stmts: Vec<Stmt>,
     /// `spans[i]` is where `stmts[i]` was written.
     pub spans: Vec<Span>,
+}
+
+impl Clone for Block {
+    fn clone(&self) -> Self {
+        crate::stack::grow(|| Block {
+            stmts: self.stmts.clone(),
+            spans: self.spans.clone(),
+        })
+    }
+}
+
+impl PartialEq for Block {
+    fn eq(&self, other: &Self) -> bool {
+        crate::stack::grow(|| self.stmts == other.stmts && self.spans == other.spans)
+    }
 }
 
 /// Dropping a block drops the `else` blocks of its `if`s one after another, not one inside the

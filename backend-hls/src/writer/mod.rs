@@ -97,6 +97,11 @@ impl Code {
         self.out.push_str(&other.out);
     }
 
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
     /// The current indentation level.
     pub fn level(&self) -> usize {
         self.level

@@ -8,6 +8,7 @@
 
 use super::body::BodyWriter;
 use super::state::{DEST_HOST, DEST_SCU};
+use super::Code;
 use crate::Error;
 use cranelift_entity::EntityRef;
 use scenic_ir::body::{Block, Case, Expr, NotifyTarget, Pattern, Place, Stmt};
@@ -108,14 +109,44 @@ impl BodyWriter<'_, '_> {
         let c = self.expr(cond)?;
         self.c.open(format!("if ({c})"));
         self.block(then)?;
-        if otherwise.stmts.is_empty() {
-            self.c.close("");
-        } else {
+        // An `else if` chain is written as one (`} else if (c) {`), so that N arms are not nested N
+        // deep: the C++ would be quadratic in indentation and past the compilers' bracket depth.
+        // An arm whose condition needs statements first opens an `else` block for them.
+        let mut opened = 0usize;
+        let mut rest = otherwise;
+        while let Some((cond, then, otherwise)) = else_if(rest) {
+            let (c, setup) = self.expr_apart(cond)?;
+            if setup.is_empty() {
+                self.c.close(&format!(" else if ({c}) {{"));
+            } else {
+                self.c.close(" else {");
+                self.c.append(setup);
+                self.c.open(format!("if ({c})"));
+                opened += 1;
+            }
+            // The arm's own source line, which `block` would have written before a nested `if`.
+            self.source_comment(rest.spans.first().copied().unwrap_or_default());
+            self.block(then)?;
+            rest = otherwise;
+        }
+        if !rest.stmts.is_empty() {
             self.c.close(" else {");
-            self.block(otherwise)?;
+            self.block(rest)?;
+        }
+        for _ in 0..=opened {
             self.c.close("");
         }
         Ok(())
+    }
+
+    /// An expression written apart: its text, and the statements it needs first (at the current
+    /// indentation), which [`Self::expr`] would have written into the body.
+    fn expr_apart(&mut self, e: ExprId) -> Result<(String, Code), Error> {
+        let level = self.c.level();
+        let body = std::mem::replace(&mut self.c, Code::at(level));
+        let text = self.expr(e);
+        let setup = std::mem::replace(&mut self.c, body);
+        Ok((text?, setup))
     }
 
     /// `for var in first..=last`: a fully unrolled C++ loop that sets `var` on each iteration.
@@ -357,5 +388,13 @@ impl BodyWriter<'_, '_> {
                 .collect::<Vec<_>>()
                 .join(" || ")
         }
+    }
+}
+
+/// The `if` that is the whole `else` block of another: an `else if` arm.
+fn else_if(block: &Block) -> Option<(ExprId, &Block, &Block)> {
+    match block.stmts.as_slice() {
+        [Stmt::If(cond, then, otherwise)] => Some((*cond, then, otherwise)),
+        _ => None,
     }
 }

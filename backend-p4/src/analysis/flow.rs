@@ -119,40 +119,43 @@ pub fn walk_block(
     mut facts: Facts,
     visit: &mut dyn FnMut(Site, &Facts),
 ) -> Facts {
-    for stmt in &block.stmts {
-        if facts.is_unreachable() {
-            break;
-        }
-        for root in super::walk::stmt_exprs(stmt) {
-            report_sites(body, root, &facts, visit);
-        }
-        match stmt {
-            Stmt::If(c, a, b) => {
-                let mut fa = facts.clone();
-                fa.assume(body, *c, true);
-                let mut fb = facts.clone();
-                fb.assume(body, *c, false);
-                let ea = walk_block(fx, scu, body, a, fa, visit);
-                let eb = walk_block(fx, scu, body, b, fb, visit);
-                facts = ea.meet(&eb);
+    scenic_ir::stack::grow(|| {
+        for stmt in &block.stmts {
+            if facts.is_unreachable() {
+                break;
             }
-            Stmt::Switch { on, cases, default } => {
-                fx.after_expr(scu, body, *on, &mut facts);
-                let mut out = walk_block(fx, scu, body, default, facts.clone(), visit);
-                for case in cases {
-                    out = out.meet(&walk_block(fx, scu, body, &case.body, facts.clone(), visit));
+            for root in super::walk::stmt_exprs(stmt) {
+                report_sites(body, root, &facts, visit);
+            }
+            match stmt {
+                Stmt::If(c, a, b) => {
+                    let mut fa = facts.clone();
+                    fa.assume(body, *c, true);
+                    let mut fb = facts.clone();
+                    fb.assume(body, *c, false);
+                    let ea = walk_block(fx, scu, body, a, fa, visit);
+                    let eb = walk_block(fx, scu, body, b, fb, visit);
+                    facts = ea.meet(&eb);
                 }
-                facts = out;
+                Stmt::Switch { on, cases, default } => {
+                    fx.after_expr(scu, body, *on, &mut facts);
+                    let mut out = walk_block(fx, scu, body, default, facts.clone(), visit);
+                    for case in cases {
+                        out =
+                            out.meet(&walk_block(fx, scu, body, &case.body, facts.clone(), visit));
+                    }
+                    facts = out;
+                }
+                Stmt::Block(b) => facts = walk_block(fx, scu, body, b, facts, visit),
+                Stmt::For { body: b, .. } => {
+                    let once = walk_block(fx, scu, body, b, facts.clone(), visit);
+                    facts = facts.meet(&once);
+                }
+                _ => after_simple(fx, scu, body, stmt, &mut facts),
             }
-            Stmt::Block(b) => facts = walk_block(fx, scu, body, b, facts, visit),
-            Stmt::For { body: b, .. } => {
-                let once = walk_block(fx, scu, body, b, facts.clone(), visit);
-                facts = facts.meet(&once);
-            }
-            _ => after_simple(fx, scu, body, stmt, &mut facts),
         }
-    }
-    facts
+        facts
+    })
 }
 
 fn report_sites(body: &Body, root: ExprId, facts: &Facts, visit: &mut dyn FnMut(Site, &Facts)) {

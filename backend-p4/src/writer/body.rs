@@ -18,7 +18,7 @@ use crate::analysis::facts::Facts;
 use crate::error::Error;
 use crate::namer::Namer;
 use scenic_ir::{ActionId, Body, Expr, LocalId, Span, Stmt, TableId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which kind of code is being written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,10 @@ pub struct Shared {
     /// Whether the flag is declared (some code leaves early where a flag is needed, or an action
     /// drops).
     pub uses_done_flag: bool,
+    /// [`term`] of each statement already asked, by the statement's address (the module is not
+    /// changed while it is written): without it, an `else if` chain of N arms costs N² (each arm's
+    /// `if` asks for the whole rest of the chain).
+    pub terms: std::cell::RefCell<HashMap<usize, Term>>,
 }
 
 impl Shared {
@@ -103,8 +107,19 @@ pub fn items(block: &scenic_ir::Block) -> Vec<Item<'_>> {
     })
 }
 
-/// How a statement may end the code it is in (actions that drop end the control).
+/// How a statement may end the code it is in (actions that drop end the control); computed once
+/// per statement, on a grown stack (an `else if` chain nests one `if` per arm).
 pub fn term(shared: &Shared, cx: &Ctx<'_>, body: &Body, stmt: &Stmt) -> Term {
+    let key = stmt as *const Stmt as usize;
+    if let Some(t) = shared.terms.borrow().get(&key) {
+        return *t;
+    }
+    let t = scenic_ir::stack::grow(|| term_of(shared, cx, body, stmt));
+    shared.terms.borrow_mut().insert(key, t);
+    t
+}
+
+fn term_of(shared: &Shared, cx: &Ctx<'_>, body: &Body, stmt: &Stmt) -> Term {
     match stmt {
         Stmt::Return(_) | Stmt::Drop => Term::Always,
         Stmt::If(_, a, b) => combine(
@@ -173,39 +188,41 @@ fn runs_dropping_action(
 
 /// Whether writing `list` needs a flag (mirrors [`BodyWriter::stmts`]).
 pub fn needs_flag(shared: &Shared, cx: &Ctx<'_>, body: &Body, list: &[Item<'_>]) -> bool {
-    for (i, (stmt, _)) in list.iter().enumerate() {
-        let rest = &list[i + 1..];
-        let inside = || {
-            scenic_child_lists(stmt)
-                .iter()
-                .any(|l| needs_flag(shared, cx, body, l))
-        };
-        match term(shared, cx, body, stmt) {
-            Term::Never => {
-                if inside() {
-                    return true;
+    scenic_ir::stack::grow(|| {
+        for (i, (stmt, _)) in list.iter().enumerate() {
+            let rest = &list[i + 1..];
+            let inside = || {
+                scenic_child_lists(stmt)
+                    .iter()
+                    .any(|l| needs_flag(shared, cx, body, l))
+            };
+            match term(shared, cx, body, stmt) {
+                Term::Never => {
+                    if inside() {
+                        return true;
+                    }
                 }
-            }
-            Term::Always => return inside(),
-            Term::Maybe if rest.is_empty() => return inside(),
-            Term::Maybe => {
-                let (Some(then_exits), Stmt::If(_, a, b)) =
-                    (split_if(shared, cx, body, stmt), stmt)
-                else {
-                    return true;
-                };
-                let (mut first, mut second) = (items(a), items(b));
-                if then_exits {
-                    second.extend_from_slice(rest);
-                } else {
-                    first.extend_from_slice(rest);
+                Term::Always => return inside(),
+                Term::Maybe if rest.is_empty() => return inside(),
+                Term::Maybe => {
+                    let (Some(then_exits), Stmt::If(_, a, b)) =
+                        (split_if(shared, cx, body, stmt), stmt)
+                    else {
+                        return true;
+                    };
+                    let (mut first, mut second) = (items(a), items(b));
+                    if then_exits {
+                        second.extend_from_slice(rest);
+                    } else {
+                        first.extend_from_slice(rest);
+                    }
+                    return needs_flag(shared, cx, body, &first)
+                        || needs_flag(shared, cx, body, &second);
                 }
-                return needs_flag(shared, cx, body, &first)
-                    || needs_flag(shared, cx, body, &second);
             }
         }
-    }
-    false
+        false
+    })
 }
 
 fn scenic_child_lists(stmt: &Stmt) -> Vec<Vec<Item<'_>>> {
@@ -374,53 +391,56 @@ impl<'c, 'a> BodyWriter<'c, 'a> {
         second: &[Item<'_>],
         chained: bool,
     ) {
-        self.begin();
-        let cond = strip(&self.expr(c));
-        let mut extra_close = false;
-        if chained && self.pre.text.is_empty() {
-            self.code.close(format!("}} else if ({cond}) {{"));
-            self.code.level += 1;
-        } else {
-            if chained {
-                self.code.close("} else {");
+        scenic_ir::stack::grow(|| {
+            self.begin();
+            let cond = strip(&self.expr(c));
+            let mut extra_close = false;
+            if chained && self.pre.text.is_empty() {
+                self.code.close(format!("}} else if ({cond}) {{"));
                 self.code.level += 1;
-                extra_close = true;
-            }
-            self.flush();
-            self.code.open(format!("if ({cond}) {{"));
-        }
-        self.conditional = true;
-        let mut then_facts = self.facts.clone();
-        then_facts.assume(self.body, c, true);
-        let mut else_facts = self.facts.clone();
-        else_facts.assume(self.body, c, false);
-        self.facts = then_facts;
-        self.stmts(first);
-        let after_then = std::mem::replace(&mut self.facts, else_facts);
-        match second {
-            [] => self.code.close("}"),
-            [(stmt @ Stmt::If(c2, a2, b2), _), rest @ ..]
-                if rest.is_empty() || split_if(self.shared, self.cx, self.body, stmt).is_some() =>
-            {
-                let (mut first2, mut second2) = (items(a2), items(b2));
-                if split_if(self.shared, self.cx, self.body, stmt) == Some(false) {
-                    first2.extend_from_slice(rest);
-                } else {
-                    second2.extend_from_slice(rest);
+            } else {
+                if chained {
+                    self.code.close("} else {");
+                    self.code.level += 1;
+                    extra_close = true;
                 }
-                self.write_if(*c2, &first2, &second2, true);
+                self.flush();
+                self.code.open(format!("if ({cond}) {{"));
             }
-            _ => {
-                self.code.close("} else {");
-                self.code.level += 1;
-                self.stmts(second);
+            self.conditional = true;
+            let mut then_facts = self.facts.clone();
+            then_facts.assume(self.body, c, true);
+            let mut else_facts = self.facts.clone();
+            else_facts.assume(self.body, c, false);
+            self.facts = then_facts;
+            self.stmts(first);
+            let after_then = std::mem::replace(&mut self.facts, else_facts);
+            match second {
+                [] => self.code.close("}"),
+                [(stmt @ Stmt::If(c2, a2, b2), _), rest @ ..]
+                    if rest.is_empty()
+                        || split_if(self.shared, self.cx, self.body, stmt).is_some() =>
+                {
+                    let (mut first2, mut second2) = (items(a2), items(b2));
+                    if split_if(self.shared, self.cx, self.body, stmt) == Some(false) {
+                        first2.extend_from_slice(rest);
+                    } else {
+                        second2.extend_from_slice(rest);
+                    }
+                    self.write_if(*c2, &first2, &second2, true);
+                }
+                _ => {
+                    self.code.close("} else {");
+                    self.code.level += 1;
+                    self.stmts(second);
+                    self.code.close("}");
+                }
+            }
+            self.facts = after_then.meet(&self.facts);
+            if extra_close {
                 self.code.close("}");
             }
-        }
-        self.facts = after_then.meet(&self.facts);
-        if extra_close {
-            self.code.close("}");
-        }
+        })
     }
 }
 

@@ -94,7 +94,7 @@ fn terminates(s: &Stmt) -> bool {
 
 /// Whether a statement does nothing: empty branches, loops and blocks, pure evaluations.
 fn is_empty(body: &Body, s: &Stmt, pure: &SecondaryMap<ExprId, bool>) -> bool {
-    match s {
+    scenic_ir::stack::grow(|| match s {
         Stmt::Eval(e) => pure[*e],
         Stmt::Assign(p, e) => self_assignment(p, body.exprs.get(*e)),
         Stmt::If(c, ..) | Stmt::Switch { on: c, .. } => {
@@ -102,7 +102,7 @@ fn is_empty(body: &Body, s: &Stmt, pure: &SecondaryMap<ExprId, bool>) -> bool {
         }
         Stmt::For { body, .. } | Stmt::Block(body) => body.stmts.is_empty(),
         _ => false,
-    }
+    })
 }
 
 /// Whether assigning `value` to `place` writes what the place already holds (`x = x`). A header
@@ -187,32 +187,34 @@ fn drop_unread(
     read: &SecondaryMap<LocalId, bool>,
     pure: &SecondaryMap<ExprId, bool>,
 ) -> bool {
-    let mut changed = false;
-    let old = std::mem::take(block);
-    for (mut s, span) in scenic_ir::proc::walk::pairs(old) {
-        for child in child_blocks_mut(&mut s) {
-            changed |= drop_unread(child, read, pure);
-        }
-        let (value, place_pure) = match &s {
-            Stmt::Let(l, v) if !read[*l] => (*v, true),
-            Stmt::Assign(p, v) if place_local(p).is_some_and(|l| !read[l]) => {
-                (*v, place_is_pure(p, pure))
+    scenic_ir::stack::grow(|| {
+        let mut changed = false;
+        let old = std::mem::take(block);
+        for (mut s, span) in scenic_ir::proc::walk::pairs(old) {
+            for child in child_blocks_mut(&mut s) {
+                changed |= drop_unread(child, read, pure);
             }
-            _ => {
+            let (value, place_pure) = match &s {
+                Stmt::Let(l, v) if !read[*l] => (*v, true),
+                Stmt::Assign(p, v) if place_local(p).is_some_and(|l| !read[l]) => {
+                    (*v, place_is_pure(p, pure))
+                }
+                _ => {
+                    block.push(s, span);
+                    continue;
+                }
+            };
+            if !place_pure {
                 block.push(s, span);
                 continue;
             }
-        };
-        if !place_pure {
-            block.push(s, span);
-            continue;
+            changed = true;
+            if !pure[value] {
+                block.push(Stmt::Eval(value), span);
+            }
         }
-        changed = true;
-        if !pure[value] {
-            block.push(Stmt::Eval(value), span);
-        }
-    }
-    changed
+        changed
+    })
 }
 
 /// Removes the functions no scu or cc code reaches, renumbering calls. Returns whether any went.

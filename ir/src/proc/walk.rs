@@ -220,6 +220,29 @@ pub fn map_place_local(p: &mut Place, f: &mut dyn FnMut(LocalId) -> LocalId) {
     }
 }
 
+/// The pattern of every statement that holds no block: one list for the walks that must name
+/// each variant (a new statement kind with blocks fails to compile until they handle it).
+macro_rules! stmt_without_blocks {
+    () => {
+        Stmt::Let(..)
+            | Stmt::Assign(..)
+            | Stmt::Eval(_)
+            | Stmt::Return(_)
+            | Stmt::Drop
+            | Stmt::ToHost
+            | Stmt::ToNetwork(_)
+            | Stmt::ToScu(_)
+            | Stmt::Notify(..)
+            | Stmt::Pass(_)
+            | Stmt::Push(..)
+            | Stmt::Count(..)
+            | Stmt::Extract(_)
+            | Stmt::Emit(_)
+            | Stmt::SetValid(..)
+            | Stmt::Restart(_)
+    };
+}
+
 /// The blocks nested directly in a statement.
 pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
     match s {
@@ -230,22 +253,7 @@ pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
             .chain(std::iter::once(default))
             .collect(),
         Stmt::For { body, .. } | Stmt::Block(body) => vec![body],
-        Stmt::Let(..)
-        | Stmt::Assign(..)
-        | Stmt::Eval(_)
-        | Stmt::Return(_)
-        | Stmt::Drop
-        | Stmt::ToHost
-        | Stmt::ToNetwork(_)
-        | Stmt::ToScu(_)
-        | Stmt::Notify(..)
-        | Stmt::Pass(_)
-        | Stmt::Push(..)
-        | Stmt::Count(..)
-        | Stmt::Extract(_)
-        | Stmt::Emit(_)
-        | Stmt::SetValid(..)
-        | Stmt::Restart(_) => Vec::new(),
+        stmt_without_blocks!() => Vec::new(),
     }
 }
 
@@ -259,22 +267,7 @@ pub fn child_blocks_mut(s: &mut Stmt) -> Vec<&mut Block> {
             .chain(std::iter::once(default))
             .collect(),
         Stmt::For { body, .. } | Stmt::Block(body) => vec![body],
-        Stmt::Let(..)
-        | Stmt::Assign(..)
-        | Stmt::Eval(_)
-        | Stmt::Return(_)
-        | Stmt::Drop
-        | Stmt::ToHost
-        | Stmt::ToNetwork(_)
-        | Stmt::ToScu(_)
-        | Stmt::Notify(..)
-        | Stmt::Pass(_)
-        | Stmt::Push(..)
-        | Stmt::Count(..)
-        | Stmt::Extract(_)
-        | Stmt::Emit(_)
-        | Stmt::SetValid(..)
-        | Stmt::Restart(_) => Vec::new(),
+        stmt_without_blocks!() => Vec::new(),
     }
 }
 

@@ -39,35 +39,37 @@ pub(crate) fn let_initialized(body: &Body) -> Vec<bool> {
 
 /// Marks every local `stmt` mentions (its expressions, its place, its nested blocks).
 fn mention(body: &Body, stmt: &Stmt, mentioned: &mut [bool]) {
-    let mut mark = |l: LocalId| {
-        if let Some(m) = mentioned.get_mut(l.index()) {
-            *m = true;
+    scenic_ir::stack::grow(|| {
+        let mut mark = |l: LocalId| {
+            if let Some(m) = mentioned.get_mut(l.index()) {
+                *m = true;
+            }
+        };
+        match stmt {
+            Stmt::Let(l, _) | Stmt::For { var: l, .. } => mark(*l),
+            Stmt::Assign(place, _) => {
+                if let Some(l) = walk::place_local(place) {
+                    mark(l);
+                }
+            }
+            _ => {}
         }
-    };
-    match stmt {
-        Stmt::Let(l, _) | Stmt::For { var: l, .. } => mark(*l),
-        Stmt::Assign(place, _) => {
-            if let Some(l) = walk::place_local(place) {
-                mark(l);
+        for root in walk::stmt_roots(stmt) {
+            let mut stack = vec![root];
+            while let Some(x) = stack.pop() {
+                let Some(e) = body.exprs.get(x) else { continue };
+                if let Expr::Local(l) = e {
+                    mark(*l);
+                }
+                stack.extend(walk::operands(e).into_iter().filter(|o| *o < x));
             }
         }
-        _ => {}
-    }
-    for root in walk::stmt_roots(stmt) {
-        let mut stack = vec![root];
-        while let Some(x) = stack.pop() {
-            let Some(e) = body.exprs.get(x) else { continue };
-            if let Expr::Local(l) = e {
-                mark(*l);
+        for block in walk::child_blocks(stmt) {
+            for s in &block.stmts {
+                mention(body, s, mentioned);
             }
-            stack.extend(walk::operands(e).into_iter().filter(|o| *o < x));
         }
-    }
-    for block in walk::child_blocks(stmt) {
-        for s in &block.stmts {
-            mention(body, s, mentioned);
-        }
-    }
+    })
 }
 
 #[cfg(test)]

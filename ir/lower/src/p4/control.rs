@@ -426,35 +426,39 @@ impl<'c> Lw<'c> {
 
 /// Whether statements contain `exit` or `return`.
 fn exits_in(stmts: &[scenic_frontend::p4::ast::Stmt]) -> bool {
-    stmts.iter().any(|s| match &s.kind {
-        StmtKind::Exit | StmtKind::Return(_) => true,
-        StmtKind::Block(b) => exits_in(&b.stmts),
-        StmtKind::If(_, t, e) => {
-            exits_in(std::slice::from_ref(t))
-                || e.as_deref()
-                    .is_some_and(|e| exits_in(std::slice::from_ref(e)))
-        }
-        StmtKind::Switch(_, cases) => cases
-            .iter()
-            .any(|c| c.body.as_ref().is_some_and(|b| exits_in(&b.stmts))),
-        _ => false,
+    scenic_ir::stack::grow(|| {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Exit | StmtKind::Return(_) => true,
+            StmtKind::Block(b) => exits_in(&b.stmts),
+            StmtKind::If(_, t, e) => {
+                exits_in(std::slice::from_ref(t))
+                    || e.as_deref()
+                        .is_some_and(|e| exits_in(std::slice::from_ref(e)))
+            }
+            StmtKind::Switch(_, cases) => cases
+                .iter()
+                .any(|c| c.body.as_ref().is_some_and(|b| exits_in(&b.stmts))),
+            _ => false,
+        })
     })
 }
 
 /// Whether statements contain `return`.
 fn returns(stmts: &[scenic_frontend::p4::ast::Stmt]) -> bool {
-    stmts.iter().any(|s| match &s.kind {
-        StmtKind::Return(_) => true,
-        StmtKind::Block(b) => returns(&b.stmts),
-        StmtKind::If(_, t, e) => {
-            returns(std::slice::from_ref(t))
-                || e.as_deref()
-                    .is_some_and(|e| returns(std::slice::from_ref(e)))
-        }
-        StmtKind::Switch(_, cases) => cases
-            .iter()
-            .any(|c| c.body.as_ref().is_some_and(|b| returns(&b.stmts))),
-        _ => false,
+    scenic_ir::stack::grow(|| {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Block(b) => returns(&b.stmts),
+            StmtKind::If(_, t, e) => {
+                returns(std::slice::from_ref(t))
+                    || e.as_deref()
+                        .is_some_and(|e| returns(std::slice::from_ref(e)))
+            }
+            StmtKind::Switch(_, cases) => cases
+                .iter()
+                .any(|c| c.body.as_ref().is_some_and(|b| returns(&b.stmts))),
+            _ => false,
+        })
     })
 }
 

@@ -158,51 +158,53 @@ fn ends(s: &Stmt) -> bool {
 
 /// Moves every `return` to a tail position; `None` when that needs duplicating code.
 fn normalize(stmts: Stmts) -> Option<Stmts> {
-    let mut out = Vec::new();
-    let mut iter = stmts.into_iter();
-    while let Some((s, span)) = iter.next() {
-        if !has_return(&s) {
-            out.push((s, span));
-            continue;
+    scenic_ir::stack::grow(|| {
+        let mut out = Vec::new();
+        let mut iter = stmts.into_iter();
+        while let Some((s, span)) = iter.next() {
+            if !has_return(&s) {
+                out.push((s, span));
+                continue;
+            }
+            let rest: Stmts = iter.collect();
+            match s {
+                Stmt::Return(_) => out.push((s, span)),
+                Stmt::Block(b) => {
+                    let mut inner = pairs(b);
+                    inner.extend(rest);
+                    out.extend(normalize(inner)?);
+                }
+                Stmt::If(c, t, e) => {
+                    let mut branches = vec![normalize(pairs(t))?, normalize(pairs(e))?];
+                    push_rest(&mut branches, rest)?;
+                    let e = branches.pop().map(block_of).unwrap_or_default();
+                    let t = branches.pop().map(block_of).unwrap_or_default();
+                    out.push((Stmt::If(c, t, e), span));
+                }
+                Stmt::Switch { on, cases, default } => {
+                    let mut branches = cases
+                        .iter()
+                        .map(|c| normalize(pairs(c.body.clone())))
+                        .chain(std::iter::once(normalize(pairs(default))))
+                        .collect::<Option<Vec<_>>>()?;
+                    push_rest(&mut branches, rest)?;
+                    let default = branches.pop().map(block_of).unwrap_or_default();
+                    let cases = cases
+                        .into_iter()
+                        .zip(branches)
+                        .map(|(c, b)| Case {
+                            patterns: c.patterns,
+                            body: block_of(b),
+                        })
+                        .collect();
+                    out.push((Stmt::Switch { on, cases, default }, span));
+                }
+                _ => return None,
+            }
+            return Some(out);
         }
-        let rest: Stmts = iter.collect();
-        match s {
-            Stmt::Return(_) => out.push((s, span)),
-            Stmt::Block(b) => {
-                let mut inner = pairs(b);
-                inner.extend(rest);
-                out.extend(normalize(inner)?);
-            }
-            Stmt::If(c, t, e) => {
-                let mut branches = vec![normalize(pairs(t))?, normalize(pairs(e))?];
-                push_rest(&mut branches, rest)?;
-                let e = branches.pop().map(block_of).unwrap_or_default();
-                let t = branches.pop().map(block_of).unwrap_or_default();
-                out.push((Stmt::If(c, t, e), span));
-            }
-            Stmt::Switch { on, cases, default } => {
-                let mut branches = cases
-                    .iter()
-                    .map(|c| normalize(pairs(c.body.clone())))
-                    .chain(std::iter::once(normalize(pairs(default))))
-                    .collect::<Option<Vec<_>>>()?;
-                push_rest(&mut branches, rest)?;
-                let default = branches.pop().map(block_of).unwrap_or_default();
-                let cases = cases
-                    .into_iter()
-                    .zip(branches)
-                    .map(|(c, b)| Case {
-                        patterns: c.patterns,
-                        body: block_of(b),
-                    })
-                    .collect();
-                out.push((Stmt::Switch { on, cases, default }, span));
-            }
-            _ => return None,
-        }
-        return Some(out);
-    }
-    Some(out)
+        Some(out)
+    })
 }
 
 /// Appends `rest` to the only branch that does not always end (dropping it when all end).
@@ -315,24 +317,26 @@ fn zero(
 
 /// Tail returns become assignments to the result (`return;` disappears).
 fn assign_returns(stmts: Stmts, result: Option<LocalId>) -> Stmts {
-    let mut out = Vec::new();
-    for (mut s, span) in stmts {
-        match s {
-            Stmt::Return(Some(v)) => {
-                if let Some(r) = result {
-                    out.push((Stmt::Assign(Place::Local(r), v), span));
+    scenic_ir::stack::grow(|| {
+        let mut out = Vec::new();
+        for (mut s, span) in stmts {
+            match s {
+                Stmt::Return(Some(v)) => {
+                    if let Some(r) = result {
+                        out.push((Stmt::Assign(Place::Local(r), v), span));
+                    }
                 }
-            }
-            Stmt::Return(None) => {}
-            _ => {
-                for child in scenic_ir::proc::walk::child_blocks_mut(&mut s) {
-                    *child = block_of(assign_returns(pairs(std::mem::take(child)), result));
+                Stmt::Return(None) => {}
+                _ => {
+                    for child in super::scenic_ir::proc::walk::child_blocks_mut(&mut s) {
+                        *child = block_of(assign_returns(pairs(std::mem::take(child)), result));
+                    }
+                    out.push((s, span));
                 }
-                out.push((s, span));
             }
         }
-    }
-    out
+        out
+    })
 }
 
 /// The general case: a flag records that the function returned, and guards what follows.
@@ -356,57 +360,59 @@ impl Guard<'_> {
     }
 
     fn stmts(&mut self, stmts: Stmts) -> Stmts {
-        let mut out = Vec::new();
-        let mut iter = stmts.into_iter();
-        while let Some((s, span)) = iter.next() {
-            if !has_return(&s) {
-                out.push((s, span));
-                continue;
-            }
-            let s = match s {
-                Stmt::Return(value) => {
-                    if let (Some(r), Some(v)) = (self.result, value) {
-                        out.push((Stmt::Assign(Place::Local(r), v), span));
-                    }
-                    let truth = self
-                        .body
-                        .add(Expr::Const(Const::from_u64(1)), Type::Bool, span);
-                    out.push((Stmt::Assign(Place::Local(self.flag), truth), span));
-                    return out;
+        scenic_ir::stack::grow(|| {
+            let mut out = Vec::new();
+            let mut iter = stmts.into_iter();
+            while let Some((s, span)) = iter.next() {
+                if !has_return(&s) {
+                    out.push((s, span));
+                    continue;
                 }
-                Stmt::For {
-                    var,
-                    first,
-                    last,
-                    body,
-                } => {
-                    let guarded = self.block(body);
-                    let cond = self.not_returned();
-                    let mut inner = Block::default();
-                    inner.push(Stmt::If(cond, guarded, Block::default()), span);
+                let s = match s {
+                    Stmt::Return(value) => {
+                        if let (Some(r), Some(v)) = (self.result, value) {
+                            out.push((Stmt::Assign(Place::Local(r), v), span));
+                        }
+                        let truth =
+                            self.body
+                                .add(Expr::Const(Const::from_u64(1)), Type::Bool, span);
+                        out.push((Stmt::Assign(Place::Local(self.flag), truth), span));
+                        return out;
+                    }
                     Stmt::For {
                         var,
                         first,
                         last,
-                        body: inner,
+                        body,
+                    } => {
+                        let guarded = self.block(body);
+                        let cond = self.not_returned();
+                        let mut inner = Block::default();
+                        inner.push(Stmt::If(cond, guarded, Block::default()), span);
+                        Stmt::For {
+                            var,
+                            first,
+                            last,
+                            body: inner,
+                        }
                     }
-                }
-                mut other => {
-                    for child in scenic_ir::proc::walk::child_blocks_mut(&mut other) {
-                        *child = self.block(std::mem::take(child));
+                    mut other => {
+                        for child in super::scenic_ir::proc::walk::child_blocks_mut(&mut other) {
+                            *child = self.block(std::mem::take(child));
+                        }
+                        other
                     }
-                    other
+                };
+                out.push((s, span));
+                let rest: Stmts = iter.collect();
+                if !rest.is_empty() {
+                    let guarded = block_of(self.stmts(rest));
+                    let cond = self.not_returned();
+                    out.push((Stmt::If(cond, guarded, Block::default()), span));
                 }
-            };
-            out.push((s, span));
-            let rest: Stmts = iter.collect();
-            if !rest.is_empty() {
-                let guarded = block_of(self.stmts(rest));
-                let cond = self.not_returned();
-                out.push((Stmt::If(cond, guarded, Block::default()), span));
+                return out;
             }
-            return out;
-        }
-        out
+            out
+        })
     }
 }

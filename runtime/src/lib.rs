@@ -1,0 +1,26 @@
+//! `scenic-runtime`: the runtime of the SCENIC SmartNIC, this stage its device-interface layer.
+//!
+//! `docs/device.md` (v1.0) is the contract; `docs/runtime.md` says what exists and what comes next.
+//! Layers, bottom up:
+//! - [`abi`]: every offset, field, opcode and code of the interface as typed constants;
+//! - [`region`]: the map as shared memory, checked atomic 64-bit accesses;
+//! - [`ring`]: the free-running-index ring protocol (producer and consumer sides);
+//! - [`command`]: the command/result handshake of `CMD` registers;
+//! - [`frame`]: byte layouts of control entries, notification records and CC events;
+//! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
+//! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
+//!   which the emulated NIC of the next stage extends.
+
+#![deny(missing_docs)]
+
+pub mod abi;
+pub mod command;
+pub mod device;
+pub mod emu;
+pub mod frame;
+pub mod region;
+pub mod ring;
+pub mod slot_state;
+
+pub use device::{Device, DeviceError, Identity};
+pub use region::{Region, RegionError};
