@@ -328,7 +328,7 @@ fn assign_returns(stmts: Stmts, result: Option<LocalId>) -> Stmts {
                 }
                 Stmt::Return(None) => {}
                 _ => {
-                    for child in super::scenic_ir::proc::walk::child_blocks_mut(&mut s) {
+                    for child in scenic_ir::proc::walk::child_blocks_mut(&mut s) {
                         *child = block_of(assign_returns(pairs(std::mem::take(child)), result));
                     }
                     out.push((s, span));
@@ -397,7 +397,7 @@ impl Guard<'_> {
                         }
                     }
                     mut other => {
-                        for child in super::scenic_ir::proc::walk::child_blocks_mut(&mut other) {
+                        for child in scenic_ir::proc::walk::child_blocks_mut(&mut other) {
                             *child = self.block(std::mem::take(child));
                         }
                         other
