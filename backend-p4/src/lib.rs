@@ -52,12 +52,6 @@ pub mod writer;
 
 pub use error::{Construct, Error, Errors};
 
-/// The architecture declaration files the emitted programs `#include` (`core.p4`, `v1model.p4`,
-/// `xsa.p4`), as `(include name, text)`. There is one copy, the P4 reader's
-/// (`frontend/src/p4/arch/`), so what the backend writes against is what the reader checks
-/// against; these are scenicc's own declarations, not p4c's or AMD's files.
-pub use scenic_frontend::p4::source::ARCH_FILES;
-
 use scenic_ir::{Module, ModuleInfo};
 use std::fmt;
 
