@@ -6,6 +6,8 @@
 //! names the writer itself declares (`hdr`, `meta`, `ScuParser`, ...): a program identifier equal to
 //! one of them is renamed by the [`crate::namer::Namer`]. The prefix `scenic_` is reserved for
 //! generated helpers (flags, temporaries, action data): a source name starting with it is renamed too.
+//! `tests/keywords.rs` holds both lists to their sources: the keywords to the P4 reader's grammar,
+//! the library names to what the architecture files declare at the top level.
 
 /// P4_16 reserved words.
 pub const P4_KEYWORDS: &[&str] = &[
@@ -70,6 +72,7 @@ pub const P4_KEYWORDS: &[&str] = &[
 /// Names declared by the architecture files and by the writer.
 pub const LIBRARY_NAMES: &[&str] = &[
     // core.p4
+    "_CORE_P4_",
     "packet_in",
     "packet_out",
     "extract",
@@ -147,7 +150,17 @@ pub const LIBRARY_NAMES: &[&str] = &[
     "write",
     "count",
     "execute_meter",
+    "clone3",
+    "EgressInstance_t",
+    "ClassOfService_t",
+    "PktInstanceType_t",
+    "V1MODEL_VERSION",
+    "V1MODEL_METER_COLOR_GREEN",
+    "V1MODEL_METER_COLOR_YELLOW",
+    "V1MODEL_METER_COLOR_RED",
+    "_V1_MODEL_P4_",
     // xsa.p4
+    "_XSA_P4_",
     "XilinxPipeline",
     "MatchAction",
     "Counter",
