@@ -25,7 +25,7 @@
 //! [`EmuServer::shutdown`] clears `STATUS.READY` and stops the heartbeat (§1.6).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -142,6 +142,7 @@ pub struct EmuServer {
     output_kind: Vec<u8>,
     started: Instant,
     loader: Loader,
+    resets: Arc<AtomicU64>,
 }
 
 /// How often [`EmuServer::run`]'s heartbeat thread beats.
@@ -222,6 +223,7 @@ impl EmuServer {
             output_kind: vec![0; abi::SLOT_BLOCKS as usize],
             started: Instant::now(),
             loader: default_loader(),
+            resets: Arc::new(AtomicU64::new(0)),
             config,
         };
         server.publish_identity()?;
@@ -240,6 +242,16 @@ impl EmuServer {
     /// The map.
     pub fn region(&self) -> &Region {
         &self.region
+    }
+
+    /// The map, shared (the datapath thread holds it too).
+    pub fn shared_region(&self) -> Arc<Region> {
+        Arc::clone(&self.region)
+    }
+
+    /// Counts global resets; the datapath clears what it owns (steering, `MTU`) when it moves.
+    pub fn reset_generation(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.resets)
     }
 
     /// The server's heartbeat, to run on a thread of its own ([`EmuServer::run`] does).
@@ -494,6 +506,7 @@ impl EmuServer {
                 Ordering::Release,
             )?;
             self.write_reset_values()?;
+            self.resets.fetch_add(1, Ordering::AcqRel);
             self.region
                 .store(global::STATUS, global::STATUS_READY, Ordering::Release)?;
             Code::Ok
