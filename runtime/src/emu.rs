@@ -143,6 +143,7 @@ pub struct EmuServer {
     started: Instant,
     loader: Loader,
     resets: Arc<AtomicU64>,
+    fence_gate: Option<Arc<AtomicU64>>,
 }
 
 /// How often [`EmuServer::run`]'s heartbeat thread beats.
@@ -224,6 +225,7 @@ impl EmuServer {
             started: Instant::now(),
             loader: default_loader(),
             resets: Arc::new(AtomicU64::new(0)),
+            fence_gate: None,
             config,
         };
         server.publish_identity()?;
@@ -247,6 +249,12 @@ impl EmuServer {
     /// The map, shared (the datapath thread holds it too).
     pub fn shared_region(&self) -> Arc<Region> {
         Arc::clone(&self.region)
+    }
+
+    /// Makes `DEV_FENCE` wait for a second party (the datapath, which owns steering and `MTU`):
+    /// a fence value is published only once `gate` holds it too (§1.3 covers every host write).
+    pub fn set_fence_gate(&mut self, gate: Arc<AtomicU64>) {
+        self.fence_gate = Some(gate);
     }
 
     /// Counts global resets; the datapath clears what it owns (steering, `MTU`) when it moves.
@@ -413,8 +421,14 @@ impl EmuServer {
                 self.serve_slot(k)?;
             }
         }
-        self.region
-            .store(global::DEV_FENCE, fence, Ordering::Release)?;
+        if self
+            .fence_gate
+            .as_ref()
+            .is_none_or(|g| g.load(Ordering::Acquire) == fence)
+        {
+            self.region
+                .store(global::DEV_FENCE, fence, Ordering::Release)?;
+        }
         Ok(())
     }
 

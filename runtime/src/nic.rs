@@ -98,6 +98,7 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         Box::new(tap),
         server.reset_generation(),
     );
+    server.set_fence_gate(datapath.fence_gate());
     ready();
     let freeze = AtomicBool::new(false);
     std::thread::scope(|scope| {

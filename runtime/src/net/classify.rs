@@ -92,6 +92,61 @@ fn ipv4(ip: &[u8]) -> Option<(u8, usize)> {
     Some((ip[9], hdr))
 }
 
+/// Computes the TCP or UDP checksum of an IPv4 or IPv6 frame in place (for frames whose sender
+/// left it to offload); any other frame is left as it is.
+pub fn complete_checksum(frame: &mut [u8]) {
+    let Some((ethertype, l3)) = ethertype(frame) else {
+        return;
+    };
+    let mut sum: u64 = 0;
+    let (proto, l4, l4_len) = match ethertype {
+        0x0800 => {
+            let Some((proto, hdr)) = ipv4(&frame[l3..]) else {
+                return;
+            };
+            let total = usize::from(u16::from_be_bytes([frame[l3 + 2], frame[l3 + 3]]));
+            if total < hdr || frame.len() < l3 + total {
+                return;
+            }
+            sum += ones_sum(&frame[l3 + 12..l3 + 20]);
+            (proto, l3 + hdr, total - hdr)
+        }
+        0x86DD if frame.len() >= l3 + 40 => {
+            let len = usize::from(u16::from_be_bytes([frame[l3 + 4], frame[l3 + 5]]));
+            if frame.len() < l3 + 40 + len {
+                return;
+            }
+            sum += ones_sum(&frame[l3 + 8..l3 + 40]);
+            (frame[l3 + 6], l3 + 40, len)
+        }
+        _ => return,
+    };
+    let field = match proto {
+        6 if l4_len >= 20 => l4 + 16,
+        17 if l4_len >= 8 => l4 + 6,
+        _ => return,
+    };
+    sum += u64::from(proto) + l4_len as u64;
+    frame[field] = 0;
+    frame[field + 1] = 0;
+    sum += ones_sum(&frame[l4..l4 + l4_len]);
+    while sum >> 16 != 0 {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    let mut c = !(sum as u16);
+    if c == 0 && proto == 17 {
+        c = 0xFFFF;
+    }
+    frame[field..field + 2].copy_from_slice(&c.to_be_bytes());
+}
+
+fn ones_sum(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(2)
+        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum()
+}
+
 /// CRC-32C (Castagnoli, reflected, as iSCSI and SCTP), bytewise with a table built at compile time.
 #[derive(Debug, Clone, Copy)]
 pub struct Crc32c(u32);

@@ -87,6 +87,7 @@ pub struct Datapath {
     started: Instant,
     resets: Arc<AtomicU64>,
     resets_seen: u64,
+    fence: Arc<AtomicU64>,
     pending: HashMap<u64, u64>,
     buf: Vec<u8>,
 }
@@ -128,6 +129,7 @@ impl Datapath {
             mtu_checked: started - config.mtu_check,
             started,
             resets_seen: resets.load(Ordering::Acquire),
+            fence: Arc::new(AtomicU64::new(0)),
             resets,
             pending: HashMap::new(),
             buf: vec![0; RX_BUF],
@@ -143,6 +145,12 @@ impl Datapath {
         if let Some(e) = self.engines.get_mut(usize::from(k)) {
             *e = engine;
         }
+    }
+
+    /// The last `HOST_FENCE` value whose earlier writes this datapath applied; the server
+    /// publishes `DEV_FENCE` only once this holds it ([`crate::emu::EmuServer::set_fence_gate`]).
+    pub fn fence_gate(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.fence)
     }
 
     /// Runs turns until `stop` is set; a map error ends it.
@@ -198,6 +206,7 @@ impl Datapath {
     }
 
     fn serve_registers(&mut self) -> Result<(), RegionError> {
+        let fence = self.region.load(global::HOST_FENCE, Ordering::Acquire)?;
         let resets = self.resets.load(Ordering::Acquire);
         if resets != self.resets_seen {
             self.resets_seen = resets;
@@ -220,6 +229,7 @@ impl Datapath {
                 & 0xFF;
             self.weights[k] = w.max(1);
         }
+        self.fence.store(fence, Ordering::Release);
         Ok(())
     }
 

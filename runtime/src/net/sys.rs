@@ -11,7 +11,10 @@
 //! This is, with `region.rs`, the crate's only `unsafe` code: each block is one system call on
 //! a descriptor this module owns and on buffers whose lengths are passed with them.
 //!
-//! Why no crate: the calls are six (`socket`, `bind`, `setsockopt`, `recvfrom`, `send`, `ioctl`),
+//! Frames a local sender left with a partial checksum (`TP_STATUS_CSUMNOTREADY`, veth with
+//! checksum offload) get their TCP/UDP checksum completed before anyone sees them.
+//!
+//! Why no crate: the calls are a handful (`socket`, `bind`, `setsockopt`, `recvmsg`, `send`, `ioctl`),
 //! `libc` is already a dependency, and the crates that wrap TAP devices (`tun`, `tun-tap`) bring
 //! async runtimes or cover only half of what is needed here (no `AF_PACKET`).
 
@@ -44,6 +47,26 @@ const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
 const PACKET_MR_PROMISC: libc::c_ushort = 1;
 const PACKET_OUTGOING: u8 = 4;
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+const PACKET_AUXDATA: libc::c_int = 8;
+const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
+
+/// Whether the frame's `PACKET_AUXDATA` says its L4 checksum is not computed yet (a frame from a
+/// local sender with checksum offload, as on a veth: it must be completed before the host sees it).
+fn csum_not_ready(msg: &libc::msghdr) -> bool {
+    // SAFETY: `msg` was filled by recvmsg; the CMSG macros walk its control buffer within
+    // `msg_controllen`, and tp_status is the first u32 of a PACKET_AUXDATA payload.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == SOL_PACKET && (*c).cmsg_type == PACKET_AUXDATA {
+                let status = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<u32>());
+                return status & TP_STATUS_CSUMNOTREADY != 0;
+            }
+            c = libc::CMSG_NXTHDR(msg, c);
+        }
+    }
+    false
+}
 
 #[repr(C)]
 struct PacketMreq {
@@ -149,6 +172,8 @@ impl PacketPort {
                 std::mem::size_of::<PacketMreq>() as libc::socklen_t,
             )
         })?;
+        // The checksum state of each frame (a local sender leaves TCP/UDP checksums to offload).
+        set_int_opt(fd.as_raw_fd(), SOL_PACKET, PACKET_AUXDATA, 1)?;
         // Kernels before 4.20 lack it; `recv` skips outgoing frames anyway.
         let _ = set_int_opt(fd.as_raw_fd(), SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
         // Bursts of a TCP transfer: room for a few thousand frames before the kernel drops.
@@ -176,21 +201,24 @@ fn would_block(e: &io::Error) -> bool {
 impl FrameIo for PacketPort {
     fn recv(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
         loop {
-            // SAFETY: an all-zero sockaddr_ll is valid.
+            // SAFETY: all-zero sockaddr_ll and msghdr are valid.
             let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-            let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-            // SAFETY: `buf` and `sll` are valid for the lengths passed; MSG_TRUNC makes the
-            // return value the frame's real length.
-            let n = unsafe {
-                libc::recvfrom(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    libc::MSG_TRUNC,
-                    (&mut sll as *mut libc::sockaddr_ll).cast(),
-                    &mut len,
-                )
+            let mut control = [0u64; 16];
+            let mut iov = libc::iovec {
+                iov_base: buf.as_mut_ptr().cast(),
+                iov_len: buf.len(),
             };
+            // SAFETY: as above.
+            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+            msg.msg_name = (&mut sll as *mut libc::sockaddr_ll).cast();
+            msg.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control);
+            // SAFETY: every pointer in `msg` is valid for the length given with it; MSG_TRUNC
+            // makes the return value the frame's real length.
+            let n = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, libc::MSG_TRUNC) };
             if n < 0 {
                 let e = io::Error::last_os_error();
                 return if would_block(&e) { Ok(None) } else { Err(e) };
@@ -198,7 +226,11 @@ impl FrameIo for PacketPort {
             if sll.sll_pkttype == PACKET_OUTGOING {
                 continue;
             }
-            return Ok(Some(n as usize));
+            let n = n as usize;
+            if csum_not_ready(&msg) && n <= buf.len() {
+                super::classify::complete_checksum(&mut buf[..n]);
+            }
+            return Ok(Some(n));
         }
     }
 
