@@ -272,7 +272,7 @@ impl Datapath {
                     break;
                 };
                 got += 1;
-                self.from_port(p as u8, n);
+                self.rx_port(p as u8, n);
             }
         }
         for _ in 0..BATCH {
@@ -280,12 +280,12 @@ impl Datapath {
                 break;
             };
             got += 1;
-            self.from_host(n);
+            self.rx_host(n);
         }
         got
     }
 
-    fn from_port(&mut self, p: u8, n: usize) {
+    fn rx_port(&mut self, p: u8, n: usize) {
         self.port_bump(p, global::RX_PKTS, 1);
         self.port_bump(p, global::RX_BYTES, n as u64);
         if self.too_long(n) || n < 14 {
@@ -341,7 +341,7 @@ impl Datapath {
         }
     }
 
-    fn from_host(&mut self, n: usize) {
+    fn rx_host(&mut self, n: usize) {
         if n == 0 || self.too_long(n) {
             self.bump(global::HOST_TX_DROPS, 1);
             return;
@@ -349,10 +349,10 @@ impl Datapath {
         self.bump(global::HOST_TX_PKTS, 1);
         self.bump(global::HOST_TX_BYTES, n as u64);
         let frame = self.buf[..n].to_vec();
-        self.to_port(0, &frame);
+        self.tx_port(0, &frame);
     }
 
-    fn to_port(&mut self, p: u8, frame: &[u8]) -> bool {
+    fn tx_port(&mut self, p: u8, frame: &[u8]) -> bool {
         let sent = !self.too_long(frame.len())
             && self
                 .ports
@@ -367,7 +367,7 @@ impl Datapath {
         sent
     }
 
-    fn to_host(&mut self, frame: &[u8]) -> bool {
+    fn tx_host(&mut self, frame: &[u8]) -> bool {
         let sent = !self.too_long(frame.len()) && self.host.send(frame).is_ok();
         if sent {
             self.bump(global::HOST_RX_PKTS, 1);
@@ -392,7 +392,7 @@ impl Datapath {
                     if k < self.engines.len() {
                         self.process(k, input);
                     } else {
-                        self.to_host(&input.data);
+                        self.tx_host(&input.data);
                     }
                 }
             }
@@ -419,13 +419,13 @@ impl Datapath {
             let bytes = frame.len() as u64;
             match dest {
                 Destination::Network(p) => {
-                    if self.to_port(p, &frame) {
+                    if self.tx_port(p, &frame) {
                         self.slot_bump(k, slot::OUT_NET_PKTS, 1);
                         self.slot_bump(k, slot::OUT_NET_BYTES, bytes);
                     }
                 }
                 Destination::Host => {
-                    if self.to_host(&frame) {
+                    if self.tx_host(&frame) {
                         self.slot_bump(k, slot::OUT_HOST_PKTS, 1);
                         self.slot_bump(k, slot::OUT_HOST_BYTES, bytes);
                     }
