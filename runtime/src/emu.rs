@@ -25,7 +25,7 @@
 //! [`EmuServer::shutdown`] clears `STATUS.READY` and stops the heartbeat (§1.6).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -142,6 +142,8 @@ pub struct EmuServer {
     output_kind: Vec<u8>,
     started: Instant,
     loader: Loader,
+    resets: Arc<AtomicU64>,
+    fence_gate: Option<Arc<AtomicU64>>,
 }
 
 /// How often [`EmuServer::run`]'s heartbeat thread beats.
@@ -222,6 +224,8 @@ impl EmuServer {
             output_kind: vec![0; abi::SLOT_BLOCKS as usize],
             started: Instant::now(),
             loader: default_loader(),
+            resets: Arc::new(AtomicU64::new(0)),
+            fence_gate: None,
             config,
         };
         server.publish_identity()?;
@@ -240,6 +244,22 @@ impl EmuServer {
     /// The map.
     pub fn region(&self) -> &Region {
         &self.region
+    }
+
+    /// The map, shared (the datapath thread holds it too).
+    pub fn shared_region(&self) -> Arc<Region> {
+        Arc::clone(&self.region)
+    }
+
+    /// Makes `DEV_FENCE` wait for a second party (the datapath, which owns steering and `MTU`):
+    /// a fence value is published only once `gate` holds it too (§1.3 covers every host write).
+    pub fn set_fence_gate(&mut self, gate: Arc<AtomicU64>) {
+        self.fence_gate = Some(gate);
+    }
+
+    /// Counts global resets; the datapath clears what it owns (steering, `MTU`) when it moves.
+    pub fn reset_generation(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.resets)
     }
 
     /// The server's heartbeat, to run on a thread of its own ([`EmuServer::run`] does).
@@ -401,8 +421,14 @@ impl EmuServer {
                 self.serve_slot(k)?;
             }
         }
-        self.region
-            .store(global::DEV_FENCE, fence, Ordering::Release)?;
+        if self
+            .fence_gate
+            .as_ref()
+            .is_none_or(|g| g.load(Ordering::Acquire) == fence)
+        {
+            self.region
+                .store(global::DEV_FENCE, fence, Ordering::Release)?;
+        }
         Ok(())
     }
 
@@ -494,6 +520,7 @@ impl EmuServer {
                 Ordering::Release,
             )?;
             self.write_reset_values()?;
+            self.resets.fetch_add(1, Ordering::AcqRel);
             self.region
                 .store(global::STATUS, global::STATUS_READY, Ordering::Release)?;
             Code::Ok

@@ -9,7 +9,9 @@
 //! - [`frame`]: byte layouts of control entries, notification records and CC events;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
-//!   which the emulated NIC of the next stage extends.
+//!   which the emulated NIC extends;
+//! - [`net`]: the emulated NIC's network side (port, host TAP, steering, datapath, slot engines);
+//! - [`nic`]: the emulated NIC as a process (`scenic nic up`).
 
 #![deny(missing_docs)]
 
@@ -18,6 +20,8 @@ pub mod command;
 pub mod device;
 pub mod emu;
 pub mod frame;
+pub mod net;
+pub mod nic;
 pub mod region;
 pub mod ring;
 pub mod slot_state;

@@ -1,0 +1,221 @@
+//! The emulated NIC as a process: [`run`] serves the register map ([`EmuServer`]) on one thread and
+//! the datapath ([`Datapath`]) on another, over a network port (`AF_PACKET` on an existing
+//! interface) and a host-side TAP netdev, until a stop flag is set; [`PidFile`] and
+//! [`stop_on_signals`] are what `scenic nic up`/`down` build on.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::emu::{EmuConfig, EmuError, EmuServer, EMU_MTU_MAX};
+use crate::net::{Datapath, DatapathConfig, FrameIo, PacketPort, Tap};
+use crate::region::RegionError;
+
+/// What `scenic nic up` asks for.
+#[derive(Debug, Clone)]
+pub struct NicConfig {
+    /// Instance name (`emu:NAME`).
+    pub name: String,
+    /// The network port: an existing interface.
+    pub port: String,
+    /// The host side: the TAP netdev to create.
+    pub host_tap: String,
+    /// SCU slots, 1–16.
+    pub slots: u8,
+    /// The TAP's initial MTU (the host may change it with `ip link`).
+    pub mtu: u32,
+}
+
+/// Why the NIC could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum NicError {
+    /// The map could not be served (in use, bad name, I/O).
+    #[error(transparent)]
+    Emu(#[from] EmuError),
+    /// The port or the TAP could not be opened.
+    #[error("{what}: {source}")]
+    Attach {
+        /// Which attachment.
+        what: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The MTU is outside 68..=MTU_MAX.
+    #[error("MTU {0} is outside 68..={EMU_MTU_MAX}")]
+    Mtu(u32),
+    /// The map failed while running.
+    #[error(transparent)]
+    Region(#[from] RegionError),
+}
+
+impl NicError {
+    /// Exit code: 2 for a name in use or an attachment that cannot be opened (usage/IO), 1 else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            NicError::Emu(_) | NicError::Attach { .. } | NicError::Mtu(_) => 2,
+            NicError::Region(_) => 1,
+        }
+    }
+}
+
+/// Runs the NIC until `stop` is set (or the datapath fails); `ready` is called once it serves.
+pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Result<(), NicError> {
+    if !(68..=EMU_MTU_MAX as u32).contains(&config.mtu) {
+        return Err(NicError::Mtu(config.mtu));
+    }
+    let emu = EmuConfig {
+        instance: config.name.clone(),
+        scu_slots: config.slots,
+        ..EmuConfig::default()
+    };
+    let mut server = EmuServer::create(&format!("emu:{}", config.name), emu)?;
+    let attach = || -> Result<(PacketPort, Tap), NicError> {
+        let port = PacketPort::bind(&config.port).map_err(|source| NicError::Attach {
+            what: format!("network port `{}`", config.port),
+            source,
+        })?;
+        let tap = Tap::create(&config.host_tap, config.mtu).map_err(|source| NicError::Attach {
+            what: format!("host TAP `{}`", config.host_tap),
+            source,
+        })?;
+        Ok((port, tap))
+    };
+    let (port, tap) = match attach() {
+        Ok(pair) => pair,
+        Err(e) => {
+            let _ = server.shutdown();
+            return Err(e);
+        }
+    };
+    let dp_config = DatapathConfig {
+        scu_slots: config.slots,
+        ..DatapathConfig::default()
+    };
+    let ports: Vec<Box<dyn FrameIo>> = vec![Box::new(port)];
+    let mut datapath = Datapath::new(
+        server.shared_region(),
+        dp_config,
+        ports,
+        Box::new(tap),
+        server.reset_generation(),
+    );
+    server.set_fence_gate(datapath.fence_gate());
+    ready();
+    let freeze = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let dp = scope.spawn(|| {
+            let out = datapath.run(stop);
+            // A failed datapath stops the device: the map must not look alive without it.
+            stop.store(true, Ordering::Release);
+            out
+        });
+        let served = server.run(stop, &freeze);
+        stop.store(true, Ordering::Release);
+        let carried = dp.join().unwrap_or(Ok(()));
+        served.and(carried)
+    })?;
+    Ok(())
+}
+
+/// The pid file of a running NIC: `/run/scenic/NAME.pid`, or `/tmp/scenic-NAME.pid` where
+/// `/run/scenic` cannot be created.
+#[derive(Debug)]
+pub struct PidFile {
+    path: PathBuf,
+}
+
+/// The places a NIC's pid file may be, in order of preference.
+pub fn pid_paths(name: &str) -> [PathBuf; 2] {
+    [
+        PathBuf::from(format!("/run/scenic/{name}.pid")),
+        PathBuf::from(format!("/tmp/scenic-{name}.pid")),
+    ]
+}
+
+/// The pid in `name`'s pid file, if one names a live process.
+pub fn running_pid(name: &str) -> Option<i32> {
+    pid_paths(name).iter().find_map(|p| {
+        let pid: i32 = std::fs::read_to_string(p).ok()?.trim().parse().ok()?;
+        alive(pid).then_some(pid)
+    })
+}
+
+/// Whether `pid` is a live process (not a zombie).
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses: "pid (comm) S ...".
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+impl PidFile {
+    /// Writes this process's pid for `name`.
+    pub fn write(name: &str) -> std::io::Result<PidFile> {
+        let [run, tmp] = pid_paths(name);
+        let path = match run.parent().map(std::fs::create_dir_all) {
+            Some(Ok(())) => run,
+            _ => tmp,
+        };
+        let pid = std::process::id().to_string();
+        match std::fs::write(&path, &pid) {
+            Ok(()) => Ok(PidFile { path }),
+            Err(_) => {
+                let [_, tmp] = pid_paths(name);
+                std::fs::write(&tmp, pid)?;
+                Ok(PidFile { path: tmp })
+            }
+        }
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Release);
+}
+
+/// Makes `SIGTERM`, `SIGINT` and `SIGHUP` set the returned flag instead of killing the process,
+/// so that the NIC shuts down cleanly (`READY` cleared, TAP removed, pid file removed).
+#[allow(unsafe_code)]
+pub fn stop_on_signals() -> &'static AtomicBool {
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(
+                sig,
+                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+    &STOP
+}
+
+/// Sends `SIGTERM` to `pid`.
+#[allow(unsafe_code)]
+pub fn terminate(pid: i32) -> std::io::Result<()> {
+    // SAFETY: plain system call.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Starts a new session (detaches from the terminal): the daemon's first act.
+#[allow(unsafe_code)]
+pub fn detach() {
+    // SAFETY: plain system call; failure (already a group leader) leaves us attached, harmlessly.
+    let _ = unsafe { libc::setsid() };
+}

@@ -1,0 +1,367 @@
+//! The emulated NIC under real Linux traffic, in network namespaces (issue 12 item 3, stage 2a:
+//! no interpreter yet, every slot a pass-through).
+//!
+//! Namespace `w…` ("wire") holds the far end of a veth pair; namespace `h…` ("host") holds the
+//! near end, the `scenic nic up` process bound to it and the TAP it creates. Checked: ping both
+//! ways, a TCP transfer (socat) byte for byte, a jumbo ping of 8000 bytes with MTU 9000 on every
+//! link, an oversized frame counted as dropped, `scenic status --json` counters against what was
+//! sent, a second `nic up` refused (exit 2), the slow path through a loaded slot, and `nic down`.
+//!
+//! Needs root and `ip`, `ping`, `socat`; skips with the reason otherwise, unless
+//! `SCENIC_REQUIRE_NETNS=1` (set by scripts/test.sh once it installed them), when it fails.
+//! Names are unique per process; the namespaces (and with them every interface and process in
+//! them) are removed on drop, also when the test fails.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use scenic_runtime::abi::global;
+use scenic_runtime::abi::slot::SlotOp;
+use scenic_runtime::Device;
+
+const SCENIC: &str = env!("CARGO_BIN_EXE_scenic");
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(2))
+            == Some("0")
+    })
+}
+
+fn have(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+fn skip(reason: &str) {
+    if std::env::var("SCENIC_REQUIRE_NETNS").is_ok_and(|v| v == "1") {
+        panic!("SCENIC_REQUIRE_NETNS=1 but {reason}");
+    }
+    println!("skipping: {reason}");
+    eprintln!("skipping: {reason}");
+}
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{cmd:?}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(format!(
+            "{cmd:?} failed ({}): {text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+fn ip(args: &[&str]) -> Result<String, String> {
+    run(Command::new("ip").args(args))
+}
+
+fn ns(name: &str, args: &[&str]) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", name]).args(args);
+    c
+}
+
+/// The two namespaces, the veth pair and the NIC process; all removed on drop.
+struct Lab {
+    wire: String,
+    host: String,
+    name: String,
+    near: String,
+    tap: String,
+    nic: Option<Child>,
+}
+
+impl Lab {
+    fn new(tag: &str) -> Result<Lab, String> {
+        let id = format!("{}{tag}", std::process::id());
+        let lab = Lab {
+            wire: format!("snw{id}"),
+            host: format!("snh{id}"),
+            name: format!("sn{id}"),
+            near: format!("sne{id}"),
+            tap: format!("snt{id}"),
+            nic: None,
+        };
+        ip(&["netns", "add", &lab.wire])?;
+        ip(&["netns", "add", &lab.host])?;
+        let far = format!("snf{id}");
+        ip(&[
+            "link", "add", &lab.near, "type", "veth", "peer", "name", &far,
+        ])?;
+        ip(&["link", "set", &far, "netns", &lab.wire])?;
+        ip(&["link", "set", &lab.near, "netns", &lab.host])?;
+        for (n, dev) in [(&lab.wire, &far), (&lab.host, &lab.near)] {
+            ip(&["-n", n, "link", "set", dev, "mtu", "9000", "up"])?;
+            ip(&["-n", n, "link", "set", "lo", "up"])?;
+        }
+        // A veth peer passes TSO super-frames whole; one segment per skb, as on a wire.
+        ip(&["-n", &lab.wire, "link", "set", &far, "gso_max_segs", "1"])?;
+        ip(&["-n", &lab.wire, "addr", "add", "10.77.0.2/24", "dev", &far])?;
+        Ok(lab)
+    }
+
+    fn up(&mut self) -> Result<(), String> {
+        let child = ns(&self.host, &[SCENIC, "nic", "up", &self.name])
+            .args([
+                "--port",
+                &self.near,
+                "--host-tap",
+                &self.tap,
+                "--slots",
+                "2",
+            ])
+            .stdin(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting scenic: {e}"))?;
+        self.nic = Some(child);
+        let started = Instant::now();
+        while Device::open(&format!("emu:{}", self.name)).is_err() || !self.tap_exists() {
+            if started.elapsed() > Duration::from_secs(10) {
+                return Err("the NIC did not come up within 10 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ip(&[
+            "-n",
+            &self.host,
+            "addr",
+            "add",
+            "10.77.0.1/24",
+            "dev",
+            &self.tap,
+        ])?;
+        Ok(())
+    }
+
+    fn tap_exists(&self) -> bool {
+        ip(&["-n", &self.host, "link", "show", &self.tap]).is_ok()
+    }
+
+    fn status(&self) -> serde_json::Value {
+        let out = run(Command::new(SCENIC).args(["status", &self.name, "--json"]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("status JSON: {e}: {out}"))
+    }
+
+    fn ping(&self, from: &str, to: &str, size: &str) -> Result<String, String> {
+        run(&mut ns(
+            from,
+            &["ping", "-c", "5", "-i", "0.05", "-W", "2", "-s", size, to],
+        ))
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.nic.take() {
+            let _ = run(Command::new(SCENIC).args(["nic", "down", &self.name]));
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = ip(&["netns", "del", &self.wire]);
+        let _ = ip(&["netns", "del", &self.host]);
+    }
+}
+
+fn counter(v: &serde_json::Value, path: &[&str]) -> u64 {
+    let mut at = v;
+    for p in path {
+        at = match p.parse::<usize>() {
+            Ok(i) => &at[i],
+            Err(_) => &at[*p],
+        };
+    }
+    at.as_u64()
+        .unwrap_or_else(|| panic!("no counter {path:?} in {v}"))
+}
+
+fn rtt(out: &str) -> String {
+    out.lines().last().unwrap_or("").to_string()
+}
+
+#[test]
+fn pass_through_carries_linux_traffic() {
+    if !is_root() {
+        return skip("needs root to create network namespaces");
+    }
+    for tool in ["ip", "ping", "socat"] {
+        if !have(tool) {
+            return skip(&format!(
+                "`{tool}` is not installed (scripts/test.sh installs it)"
+            ));
+        }
+    }
+    let mut lab = match Lab::new("a") {
+        Ok(lab) => lab,
+        Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
+    };
+    lab.up().unwrap_or_else(|e| panic!("{e}"));
+    let (wire, host) = (lab.wire.clone(), lab.host.clone());
+
+    // Ping both ways (the first also resolves ARP both ways).
+    let out = lab
+        .ping(&host, "10.77.0.2", "56")
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("host -> wire through the NIC: {}", rtt(&out));
+    let out = lab
+        .ping(&wire, "10.77.0.1", "56")
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("wire -> host through the NIC: {}", rtt(&out));
+
+    // A second `nic up` with the same name: exit 2, the first one untouched.
+    let second = ns(
+        &host,
+        &[SCENIC, "nic", "up", &lab.name, "--port", &lab.near],
+    )
+    .args(["--host-tap", "snx0"])
+    .output()
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(second.status.code(), Some(2), "{second:?}");
+    assert!(String::from_utf8_lossy(&second.stderr).contains("already up"));
+
+    // Counters: everything from the port went to the host and back (no slot loaded).
+    let before = lab.status();
+    lab.ping(&wire, "10.77.0.1", "1000")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let after = lab.status();
+    let d = |path: &[&str]| counter(&after, path) - counter(&before, path);
+    assert!(d(&["ports", "0", "counters", "rx_pkts"]) >= 5);
+    assert_eq!(d(&["ports", "0", "counters", "rx_drops"]), 0);
+    assert_eq!(
+        d(&["ports", "0", "counters", "rx_pkts"]),
+        d(&["host", "rx_pkts"])
+    );
+    assert_eq!(
+        d(&["ports", "0", "counters", "rx_bytes"]),
+        d(&["host", "rx_bytes"])
+    );
+    assert_eq!(
+        d(&["host", "tx_pkts"]),
+        d(&["ports", "0", "counters", "tx_pkts"])
+    );
+    assert!(
+        d(&["host", "tx_bytes"]) >= 5 * 1042,
+        "five echo replies of 1042 bytes"
+    );
+
+    // A frame above MTU + 18 (the TAP's MTU is still 1500): dropped and counted, not truncated.
+    let before = lab.status();
+    assert!(lab.ping(&wire, "10.77.0.1", "8000").is_err());
+    let drops = counter(&lab.status(), &["ports", "0", "counters", "rx_drops"])
+        - counter(&before, &["ports", "0", "counters", "rx_drops"]);
+    assert!(drops >= 5, "8000-byte pings over MTU 1500: {drops} dropped");
+
+    // Jumbo: MTU 9000 on the TAP (the NIC follows it into `MTU`), 8000-byte pings both ways.
+    ip(&["-n", &host, "link", "set", &lab.tap, "mtu", "9000"]).unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    while counter(&lab.status(), &["mtu"]) != 9000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "MTU not followed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    lab.ping(&wire, "10.77.0.1", "8000")
+        .unwrap_or_else(|e| panic!("jumbo: {e}"));
+    lab.ping(&host, "10.77.0.2", "8000")
+        .unwrap_or_else(|e| panic!("jumbo: {e}"));
+
+    tcp_transfer(&lab);
+    slow_path_through_a_slot(&lab);
+
+    // `nic down`: the process ends, the TAP disappears.
+    let down = run(Command::new(SCENIC).args(["nic", "down", &lab.name]));
+    assert!(down.is_ok(), "{down:?}");
+    if let Some(mut c) = lab.nic.take() {
+        let status = c.wait().unwrap_or_else(|e| panic!("{e}"));
+        assert!(status.success(), "{status}");
+    }
+    assert!(!lab.tap_exists(), "the TAP is gone with the NIC");
+}
+
+/// 8 MiB from the host side to the wire side over TCP, compared byte for byte.
+fn tcp_transfer(lab: &Lab) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let src = dir.path().join("src");
+    let dst = dir.path().join("dst");
+    let data: Vec<u8> = (0..8u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&src, &data).unwrap_or_else(|e| panic!("{e}"));
+    let sink = format!("OPEN:{},creat,trunc", dst.display());
+    let mut server = ns(
+        &lab.wire,
+        &[
+            "timeout",
+            "60",
+            "socat",
+            "-u",
+            "TCP-LISTEN:5001,reuseaddr",
+            &sink,
+        ],
+    )
+    .spawn()
+    .unwrap_or_else(|e| panic!("socat: {e}"));
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let from = format!("FILE:{}", src.display());
+    let sent = run(&mut ns(
+        &lab.host,
+        &["timeout", "60", "socat", "-u", &from, "TCP:10.77.0.2:5001"],
+    ));
+    let status = server.wait().unwrap_or_else(|e| panic!("{e}"));
+    let secs = started.elapsed().as_secs_f64();
+    assert!(sent.is_ok() && status.success(), "{sent:?} {status}");
+    let got = std::fs::read(&dst).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got.len(), data.len());
+    assert!(got == data, "the bytes differ");
+    println!(
+        "TCP, MTU 9000, 8 MiB: {secs:.3} s, {:.2} Gbit/s",
+        data.len() as f64 * 8.0 / secs / 1e9
+    );
+}
+
+/// Slot 0 loaded and activated, `SLOW_PATH_SLOT` = 0: the slow path goes through its engine.
+fn slow_path_through_a_slot(lab: &Lab) {
+    let dev = Device::open(&format!("emu:{}", lab.name)).unwrap_or_else(|e| panic!("{e}"));
+    dev.stage_image(0, 1, b"any model: the pass-through ignores it")
+        .unwrap_or_else(|e| panic!("{e}"));
+    dev.slot_command(0, SlotOp::Load, 0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    dev.slot_command(0, SlotOp::Activate, 0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    dev.write(global::SLOW_PATH_SLOT, 0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    dev.fence().unwrap_or_else(|e| panic!("{e}"));
+    // An out-of-range slow-path slot is refused and the register keeps its value.
+    dev.write(global::SLOW_PATH_SLOT, 9)
+        .unwrap_or_else(|e| panic!("{e}"));
+    dev.fence().unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(
+        dev.read(global::SLOW_PATH_SLOT)
+            .unwrap_or_else(|e| panic!("{e}")),
+        0
+    );
+    let before = lab.status();
+    lab.ping(&lab.wire, "10.77.0.1", "56")
+        .unwrap_or_else(|e| panic!("through slot 0: {e}"));
+    let after = lab.status();
+    let d = |path: &[&str]| counter(&after, path) - counter(&before, path);
+    assert!(d(&["slots", "0", "counters", "pkt_seq"]) >= 5);
+    assert_eq!(
+        d(&["slots", "0", "counters", "pkt_seq"]),
+        d(&["slots", "0", "counters", "out_host_pkts"])
+    );
+    assert_eq!(d(&["slots", "1", "counters", "pkt_seq"]), 0);
+    assert_eq!(after["slow_path_slot"], 0);
+}
