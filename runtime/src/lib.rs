@@ -7,6 +7,7 @@
 //! - [`ring`]: the free-running-index ring protocol (producer and consumer sides);
 //! - [`command`]: the command/result handshake of `CMD` registers;
 //! - [`frame`]: byte layouts of control entries, notification records and CC events;
+//! - [`container`]: the model container (image kind 1) and the identity a load is checked against;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC extends;
@@ -17,6 +18,7 @@
 
 pub mod abi;
 pub mod command;
+pub mod container;
 pub mod device;
 pub mod emu;
 pub mod frame;
