@@ -11,6 +11,7 @@
 //! it); our `hls_stream.h` and `ap_axi_sdata.h` shims and the support library come with this
 //! crate.
 
+pub mod cc_sim;
 mod host;
 mod stream;
 
@@ -219,7 +220,7 @@ pub fn build(
     Ok(exe)
 }
 
-/// One running testbench (also the cc testbenches of [`crate::cc_sim`]).
+/// One running testbench (also the cc testbenches of [`crate::csim::cc_sim`]).
 pub(crate) struct Tb {
     child: Child,
     stdin: ChildStdin,
@@ -315,7 +316,7 @@ pub struct CsimDevice<'m> {
     tbs: Vec<Option<Tb>>,
     handles: HashMap<u64, (ScuId, u16, u32)>,
     next_handle: u64,
-    ccs: crate::cc_sim::CcSim,
+    ccs: crate::csim::cc_sim::CcSim,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
     /// How many of `notifications` `Device::notifications` has returned.
@@ -354,7 +355,7 @@ impl<'m> CsimDevice<'m> {
             tbs,
             handles: HashMap::new(),
             next_handle: 1,
-            ccs: crate::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
+            ccs: crate::csim::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
             notifications: Vec::new(),
             notes_read: 0,
             transfers: Vec::new(),
@@ -412,7 +413,7 @@ impl<'m> CsimDevice<'m> {
         true
     }
 
-    /// The notifications of cc `name`'s kernel so far ([`crate::cc_sim::CcSim::notifications`]).
+    /// The notifications of cc `name`'s kernel so far ([`crate::csim::cc_sim::CcSim::notifications`]).
     pub fn cc_notifications(&self, name: &str) -> Vec<CsimNote> {
         self.ccs.notifications(name)
     }

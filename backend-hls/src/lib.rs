@@ -107,16 +107,12 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
-pub mod cc_sim;
 pub mod conv;
 pub mod csim;
 pub mod keywords;
-pub mod limits;
 pub mod namer;
 pub mod package;
 pub mod ports;
-pub mod testbench;
-pub mod testbench_cc;
 pub mod writer;
 
 use scenic_ir::{Module, ModuleInfo, Span};

@@ -36,6 +36,17 @@ pub enum Target {
     V1model,
 }
 
+impl Target {
+    /// The P4 target this build target names, if any.
+    fn p4(self) -> Option<scenic_backend_p4::Target> {
+        match self {
+            Target::Hls => None,
+            Target::VitisP4 => Some(scenic_backend_p4::Target::VitisP4),
+            Target::V1model => Some(scenic_backend_p4::Target::V1Model),
+        }
+    }
+}
+
 /// Arguments of `scenicc build`.
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
@@ -107,7 +118,7 @@ fn is_executable(path: &Path) -> bool {
 
 /// Runs `scenicc build`.
 pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
-    let p4_target = build_p4::target_of(args.target);
+    let p4_target = args.target.p4();
     let wants_xo = args
         .output
         .extension()

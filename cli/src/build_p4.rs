@@ -93,12 +93,3 @@ pub fn write(dir: &Path, programs: &[(String, String)], output: &Output) -> Resu
     }
     Ok(())
 }
-
-/// The P4 target a build target names, if any.
-pub fn target_of(target: crate::build::Target) -> Option<Target> {
-    match target {
-        crate::build::Target::Hls => None,
-        crate::build::Target::VitisP4 => Some(Target::VitisP4),
-        crate::build::Target::V1model => Some(Target::V1Model),
-    }
-}

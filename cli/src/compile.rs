@@ -6,21 +6,12 @@
 
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
-use scenic_frontend::diag::render::SourceMap;
 use scenic_frontend::{CheckOptions, Session};
 use scenic_ir::{Module, ModuleInfo, Validator};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// A lowered program with the sources later stages point into.
-pub struct Compiled {
-    /// The IR.
-    pub module: Module,
-    /// Every file of the session, for rendering later errors at their spans.
-    pub sources: SourceMap,
-    /// The root file's frontend id and text.
-    pub root: (u32, String),
-}
+pub use crate::compiled::Compiled;
 
 /// The validator's facts about `module`, as it is after `after` (`lowering`, a pass); an invalid
 /// IR is a bug in scenicc, reported as an internal error (exit code 101), never passed on.

@@ -11,6 +11,7 @@ mod build;
 mod build_p4;
 mod check;
 mod compile;
+mod compiled;
 mod emit;
 mod explain;
 mod hls;

@@ -6,7 +6,7 @@
 //! lowering cannot express is E0702); this module only prints them the way `check` prints a `.sn`
 //! file's, applies `-D warnings`, and maps the outcome to exit codes (1 errors, 2 unreadable file).
 
-use crate::compile::Compiled;
+use crate::compiled::Compiled;
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_frontend::diag::Severity;

@@ -234,7 +234,7 @@ pub fn write_cc(
     let scu_control = cc_control(module, info, cc, control.data_bits);
     let times = handler_timing(cc, timing);
     let ii = times.iter().map(|t| t.2).max().unwrap_or(1).max(1);
-    crate::limits::check_cc(module, info, options, cc, &times, ii)?;
+    crate::writer::limits::check_cc(module, info, options, cc, &times, ii)?;
     let w = ScuWriter {
         module,
         info,
@@ -255,7 +255,7 @@ pub fn write_cc(
     let cw = CcWriter::new(&w, cc, times)?;
     let hpp = super::cc_kernel::write_hpp(&cw);
     let cpp = cw.write_cpp()?;
-    let tb = crate::testbench_cc::write(&cw);
+    let tb = crate::writer::testbench_cc::write(&cw);
     Ok(Kernel {
         scu: cc.name.clone(),
         top: w.names.top.clone(),

@@ -5,7 +5,7 @@
 //! Invariants: every variable is initialised where it is declared; every loop is bounded (the
 //! timer catch-up and the byte-counter loop run once per period reached, bounded by
 //! `CC_CATCHUP` — 1 in synthesis, where a flow's timers are visited again on the next idle
-//! scan, which [`crate::limits::check_cc`] makes sure comes before the next period — and by the
+//! scan, which [`crate::writer::limits::check_cc`] makes sure comes before the next period — and by the
 //! count of periods in the bytes sent); the update for a flow is written after
 //! every handler run and after every event, so the pacer always holds the latest output.
 

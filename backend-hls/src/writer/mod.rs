@@ -14,6 +14,7 @@ pub mod ctrl;
 pub mod deparser;
 pub mod every;
 pub mod expr;
+pub mod limits;
 pub mod names;
 pub mod parser;
 pub mod state;
@@ -22,6 +23,8 @@ pub mod stream;
 pub mod stream_stages;
 pub mod tables;
 pub mod tables_exact;
+pub mod testbench;
+pub mod testbench_cc;
 pub mod top;
 pub mod types;
 
@@ -202,10 +205,10 @@ pub fn write_scu(
         facts,
         ii,
     };
-    crate::limits::check(&w)?;
+    crate::writer::limits::check(&w)?;
     let hpp = top::write_hpp(&w);
     let cpp = w.write_cpp()?;
-    let tb = crate::testbench::write(&w);
+    let tb = crate::writer::testbench::write(&w);
     Ok(Kernel {
         scu: scu.name.clone(),
         top: w.names.top.clone(),

@@ -227,11 +227,11 @@ pub fn write_scu(
         facts,
         ii: plan.ii,
     };
-    crate::limits::check(&w)?;
+    crate::writer::limits::check(&w)?;
     let hpp = super::top::write_hpp(&w);
     let cpp = super::stream_stages::write_cpp(&w, &plan)?;
     let quiet = plan.max_push + plan.slots.len().max(1) as u32 + 4;
-    let tb = crate::testbench::stream::write(&w, quiet);
+    let tb = crate::writer::testbench::stream::write(&w, quiet);
     Ok(Kernel {
         scu: scu.name.clone(),
         top: w.names.top.clone(),

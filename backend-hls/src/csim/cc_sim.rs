@@ -1,6 +1,6 @@
 //! C-simulation of the congestion controllers: every cc's kernel ([`crate::writer::cc`]) built
 //! with g++ (cached like the scu kernels, [`crate::csim::build`]) and driven through its
-//! testbench ([`crate::testbench_cc`]). [`crate::csim::CsimDevice`] delegates its five cc methods
+//! testbench ([`crate::writer::testbench_cc`]). [`crate::csim::CsimDevice`] delegates its five cc methods
 //! here.
 //!
 //! What it owns, and why:
