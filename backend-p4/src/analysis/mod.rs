@@ -3,6 +3,7 @@
 //! which reads need guards.
 
 pub mod csr;
+pub mod deparser;
 pub mod dests;
 pub mod facts;
 pub mod flow;
@@ -39,7 +40,7 @@ pub fn analyze(module: &Module, scu: &Scu, target: Target) -> Result<Plan, Vec<E
             errors.extend(select::check(parser));
         }
     }
-    errors.extend(crate::writer::deparser::check(scu, target));
+    errors.extend(deparser::check(scu, target));
     let (csrs, csr_errors) = csr::plan(scu, target);
     errors.extend(csr_errors);
     if !errors.is_empty() {

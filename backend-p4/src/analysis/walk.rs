@@ -2,7 +2,7 @@
 //! statement evaluates. The IR's own walkers are private to it; these are the few the backend needs.
 
 use scenic_ir::body::Case;
-use scenic_ir::{Block, Body, Expr, ExprId, Place, Stmt};
+use scenic_ir::{Block, Body, Expr, ExprId, Place, Span, Stmt};
 
 /// The operands of an expression, left to right (not `ActionData`'s reference to its `apply`).
 pub fn operands(e: &Expr) -> Vec<ExprId> {
@@ -102,4 +102,21 @@ pub fn visit_body_exprs(body: &Body, f: &mut dyn FnMut(ExprId, &Expr, scenic_ir:
             visit_expr(body, root, &mut |id, e| f(id, e, span));
         }
     });
+}
+
+/// A statement with its span, borrowed from its block.
+pub type Item<'b> = (&'b Stmt, Span);
+
+/// The statements of a block, nested plain blocks spliced in.
+pub fn items(block: &scenic_ir::Block) -> Vec<Item<'_>> {
+    scenic_ir::stack::grow(|| {
+        let mut out = Vec::new();
+        for (stmt, span) in block.stmts.iter().zip(&block.spans) {
+            match stmt {
+                Stmt::Block(inner) => out.extend(items(inner)),
+                _ => out.push((stmt, *span)),
+            }
+        }
+        out
+    })
 }

@@ -17,7 +17,7 @@ use super::{target, Code, Ctx};
 use crate::analysis::facts::Facts;
 use crate::error::Error;
 use crate::namer::Namer;
-use scenic_ir::{ActionId, Body, Expr, LocalId, Span, Stmt, TableId};
+use scenic_ir::{ActionId, Body, Expr, LocalId, Stmt, TableId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which kind of code is being written.
@@ -90,22 +90,7 @@ fn combine(a: Term, b: Term) -> Term {
     }
 }
 
-/// A statement with its span, borrowed from its block.
-pub type Item<'b> = (&'b Stmt, Span);
-
-/// The statements of a block, nested plain blocks spliced in.
-pub fn items(block: &scenic_ir::Block) -> Vec<Item<'_>> {
-    scenic_ir::stack::grow(|| {
-        let mut out = Vec::new();
-        for (stmt, span) in block.stmts.iter().zip(&block.spans) {
-            match stmt {
-                Stmt::Block(inner) => out.extend(items(inner)),
-                _ => out.push((stmt, *span)),
-            }
-        }
-        out
-    })
-}
+pub use crate::analysis::walk::{items, Item};
 
 /// How a statement may end the code it is in (actions that drop end the control); computed once
 /// per statement, on a grown stack (an `else if` chain nests one `if` per arm).
