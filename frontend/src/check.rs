@@ -4,7 +4,7 @@ use crate::db::{self, chunk_count, ChunkKey, SourceFile};
 use crate::diag::Diagnostic;
 use crate::resolve::imports::import_diagnostics;
 use crate::resolve::index::module_index;
-use crate::resolve::signature::signature;
+use crate::typeck::signature::signature;
 use crate::typeck::{check_body, container::container_diagnostics};
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@
 //!   change is never re-parsed, wherever it moved.
 //! - [`chunk_ast`]: the parse of chunk N of a file. Re-runs on every edit, but returns the same `Arc`
 //!   for unchanged text, so everything that depends on it is reused (salsa backdating).
-//! - `resolve::module_index`, `resolve::signature` and `typeck::check_chunk` (in their modules) build
+//! - `resolve::module_index`, `typeck::signature` and `typeck::check_chunk` (in their modules) build
 //!   on these; per-chunk results use chunk-relative spans, so they stay equal when the chunk moves.
 //! - [`file_diagnostics`]: everything found in one file, rebased to file offsets.
 //!

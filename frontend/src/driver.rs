@@ -294,10 +294,7 @@ impl Session {
     }
 }
 
-/// The module key of a user file: its path as written, with `/` separators.
-pub fn module_key_of_path(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
-}
+pub use crate::resolve::module_key_of_path;
 
 fn sort_diagnostics(diags: &mut [Diagnostic]) {
     diags.sort_by_key(|d| match d.primary_loc() {

@@ -6,7 +6,6 @@ use crate::parse::ChunkAst;
 pub mod imports;
 pub mod index;
 pub mod lookup;
-pub mod signature;
 
 use std::path::Path;
 
@@ -23,7 +22,7 @@ pub fn module_key(importer_name: &str, decl: &UseDecl) -> String {
         path.push(segment);
     }
     path.set_extension("sn");
-    crate::driver::module_key_of_path(&path)
+    module_key_of_path(&path)
 }
 
 /// `use a::b;` imports item `b` of module `a` when `a` exists, and otherwise module `a::b` itself
@@ -85,4 +84,9 @@ pub fn imported_module_keys(db: &dyn salsa::Database, file: SourceFile) -> Vec<S
         }
     }
     keys
+}
+
+/// The module key of a user file: its path as written, with `/` separators.
+pub fn module_key_of_path(path: &std::path::Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
 }

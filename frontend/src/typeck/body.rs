@@ -7,8 +7,8 @@ use crate::ast::*;
 use crate::db::{chunk_ast, ChunkKey};
 use crate::diag::{codes, Diagnostic};
 use crate::parse::ChunkAst;
-use crate::resolve::signature::{signature, SigKind};
 use crate::span::Span;
+use crate::typeck::signature::{signature, SigKind};
 use crate::types::Ty;
 use std::sync::Arc;
 
@@ -359,7 +359,7 @@ impl Checker<'_> {
             Some(e) if e.kind == crate::resolve::index::MemberDefKind::State => {
                 self.note_use(&o.state.name);
                 if let SigKind::State { ty } =
-                    &crate::resolve::signature::sig_of(self.db, self.file, e.chunk).kind
+                    &crate::typeck::signature::sig_of(self.db, self.file, e.chunk).kind
                 {
                     if *ty != expected && !ty.is_error() {
                         self.report(

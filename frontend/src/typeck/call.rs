@@ -6,8 +6,8 @@ use super::{BodyKind, Checker, PathKey, Typed};
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::resolve::index::{MemberDefKind, MemberEntry};
-use crate::resolve::signature::{sig_of, SigKind};
 use crate::span::Span;
+use crate::typeck::signature::{sig_of, SigKind};
 use crate::types::{DefId, Ty, TypeRef};
 use std::sync::Arc;
 

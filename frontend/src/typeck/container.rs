@@ -7,8 +7,8 @@ use crate::db::{chunk_ast, ChunkKey, SourceFile};
 use crate::diag::{codes, Diagnostic, Loc};
 use crate::parse::ChunkAst;
 use crate::resolve::index::{module_index, Container, MemberDefKind};
-use crate::resolve::signature::{sig_of, signature, Attach, SigKind};
 use crate::span::Span;
+use crate::typeck::signature::{sig_of, signature, Attach, SigKind};
 use indexmap::{IndexMap, IndexSet};
 use std::sync::Arc;
 

@@ -23,6 +23,7 @@ mod ops;
 mod parser;
 mod pattern;
 pub mod records;
+pub mod signature;
 mod stmt;
 mod table;
 mod unknown;

@@ -7,7 +7,7 @@ use crate::db::SourceFile;
 use crate::diag::{codes, Diagnostic};
 use crate::resolve::index::{DefKind, ItemEntry, MemberDefKind, MemberEntry};
 use crate::resolve::lookup::{self, ModuleRes};
-use crate::resolve::signature::{sig_of, SigKind};
+use crate::typeck::signature::{sig_of, SigKind};
 use crate::types::{DefId, Ty, TypeRef, MAX_WIDTH};
 use std::sync::Arc;
 
@@ -557,7 +557,7 @@ impl Checker<'_> {
         };
         match &sig_of(self.db, self.file, container.head).kind {
             SigKind::Scu {
-                attach: Some(crate::resolve::signature::Attach::Rdma),
+                attach: Some(crate::typeck::signature::Attach::Rdma),
                 ..
             } => Ty::Bit(24),
             _ => Ty::Bit(16),

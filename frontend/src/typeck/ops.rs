@@ -703,7 +703,7 @@ impl Checker<'_> {
             // A variant of an enum with a representation converts to its value (§3.8).
             (Ty::Enum(t), Some(Value::Variant(i))) if target != typed.ty => {
                 match self.enum_sig(t) {
-                    crate::resolve::signature::SigKind::Enum { variants, .. } => {
+                    crate::typeck::signature::SigKind::Enum { variants, .. } => {
                         variants.get(*i as usize).map(|(_, v)| v.clone())
                     }
                     _ => None,
@@ -729,7 +729,7 @@ impl Checker<'_> {
         to: &Ty,
     ) -> Option<(crate::diag::Code, String)> {
         let repr = match self.enum_sig(t) {
-            crate::resolve::signature::SigKind::Enum { repr, .. } => repr,
+            crate::typeck::signature::SigKind::Enum { repr, .. } => repr,
             _ => return None,
         };
         match (repr, to) {

@@ -5,7 +5,7 @@
 
 use super::Checker;
 use crate::diag::FileId;
-use crate::resolve::signature::{sig_of, SigKind};
+use crate::typeck::signature::{sig_of, SigKind};
 use crate::types::{DefId, Ty, TypeRef};
 use std::sync::Arc;
 
@@ -84,7 +84,7 @@ impl Checker<'_> {
     pub(crate) fn struct_recursion(
         &mut self,
         decl: &crate::ast::RecordDecl,
-        fields: &[crate::resolve::signature::FieldSig],
+        fields: &[crate::typeck::signature::FieldSig],
     ) {
         let me = DefId {
             file: self.file.id(self.db),

@@ -4,14 +4,18 @@
 //! constant's type and value, a header's layout, a function's parameter types, a table's keys and
 //! actions, a map's key and value types. One salsa query per chunk; a cycle between constants
 //! (`const A = B; const B = A;`) ends in [`SigKind::Cycle`], reported by the container checks.
+//!
+//! It lives under `typeck` because typing a signature's constant expressions needs the [`Checker`],
+//! and the checker needs signatures: the one module owns both sides of that recursion, so name
+//! resolution (`resolve`) stays below type checking.
 
+use super::{BodyKind, Checker};
 use crate::ast::*;
 use crate::consteval::Value;
 use crate::db::{chunk_ast, ChunkKey};
 use crate::diag::Diagnostic;
 use crate::parse::ChunkAst;
 use crate::span::Span;
-use crate::typeck::{BodyKind, Checker};
 use crate::types::Ty;
 use std::sync::Arc;
 

@@ -5,8 +5,8 @@ use crate::ast::*;
 use crate::consteval::Value;
 use crate::diag::{codes, Diagnostic};
 use crate::resolve::index::MemberDefKind;
-use crate::resolve::signature::{sig_of, ActionSig, MatchKind, SigKind, TableSig};
 use crate::span::Span;
+use crate::typeck::signature::{sig_of, ActionSig, MatchKind, SigKind, TableSig};
 use crate::types::Ty;
 
 impl Checker<'_> {
@@ -89,10 +89,10 @@ impl Checker<'_> {
             .params
             .as_deref()
             .map(|p| {
-                crate::resolve::signature::fields(
+                crate::typeck::signature::fields(
                     self,
                     p,
-                    crate::resolve::signature::FieldRule::Param,
+                    crate::typeck::signature::FieldRule::Param,
                 )
             })
             .unwrap_or_default();

@@ -5,7 +5,7 @@ use super::{container_span, Lowerer, ScuCx};
 use scenic_frontend::ast::{Event as AstEvent, MemberKind};
 use scenic_frontend::db::SourceFile;
 use scenic_frontend::resolve::index::Container;
-use scenic_frontend::resolve::signature::{sig_of, SigKind};
+use scenic_frontend::typeck::signature::{sig_of, SigKind};
 use scenic_ir::entities::*;
 use scenic_ir::program::*;
 use scenic_ir::types::{Const, Dimension, Type};

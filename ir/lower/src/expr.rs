@@ -10,7 +10,7 @@ use super::{Lowerer, ScuCx};
 use scenic_frontend::ast::{self, ExprKind};
 use scenic_frontend::consteval::Value;
 use scenic_frontend::db::{ChunkKey, SourceFile};
-use scenic_frontend::resolve::signature::signature;
+use scenic_frontend::typeck::signature::signature;
 use scenic_frontend::typeck::{check_body, BodyCheck, ExprInfo};
 use scenic_frontend::types::Ty;
 use scenic_ir::body::{BeatField, Body, Expr, Intrinsic, PacketField, UnaryOp};

@@ -8,7 +8,7 @@ use scenic_frontend::resolve::index::DefKind;
 use scenic_frontend::resolve::lookup::{
     lookup_in_module, lookup_module_name, module_file, ModuleRes,
 };
-use scenic_frontend::resolve::signature::{sig_of, SigKind};
+use scenic_frontend::typeck::signature::{sig_of, SigKind};
 use scenic_frontend::types::DefId;
 use scenic_ir::body::Expr;
 use scenic_ir::entities::*;

@@ -8,7 +8,7 @@ use super::{container_span, Lowerer, ScuCx};
 use scenic_frontend::ast::MemberKind;
 use scenic_frontend::db::SourceFile;
 use scenic_frontend::resolve::index::Container;
-use scenic_frontend::resolve::signature::{self as sig, sig_of, SigKind};
+use scenic_frontend::typeck::signature::{self as sig, sig_of, SigKind};
 use scenic_frontend::typeck::BUILTIN_PARSER_ERRORS;
 use scenic_frontend::types::Ty;
 use scenic_ir::body::Body;
@@ -327,7 +327,7 @@ impl Lowerer<'_> {
         e: &scenic_frontend::ast::Expr,
     ) -> Option<scenic_frontend::consteval::Value> {
         let key = scenic_frontend::db::ChunkKey::new(self.db, file, chunk);
-        let sig = scenic_frontend::resolve::signature::signature(self.db, key);
+        let sig = scenic_frontend::typeck::signature::signature(self.db, key);
         if let Some(v) = sig.infos.get(e.id).and_then(|i| i.value.clone()) {
             return Some(v);
         }

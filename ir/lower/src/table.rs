@@ -5,7 +5,7 @@ use super::pattern::prefix_mask;
 use super::{Lowerer, ScuCx};
 use scenic_frontend::ast::{self, ExprKind, PatternKind, TableDecl};
 use scenic_frontend::db::SourceFile;
-use scenic_frontend::resolve::signature::{self as sig, sig_of, SigKind};
+use scenic_frontend::typeck::signature::{self as sig, sig_of, SigKind};
 use scenic_ir::body::Body;
 use scenic_ir::entities::*;
 use scenic_ir::program::{Action, Entry, KeyMatch, MatchKind, Scu, TableKey};

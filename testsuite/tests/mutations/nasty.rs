@@ -267,7 +267,7 @@ pub(crate) fn else_if_chains_10000_long_do_not_crash() {
     assert_nasty_input_ok("10,000 `else if` arms");
 }
 
-/// Stack overflow through nested salsa queries, on a valid program: `resolve::signature::signature`
+/// Stack overflow through nested salsa queries, on a valid program: `typeck::signature::signature`
 /// → `item_sig` (signature.rs:210) → `const_sig` (signature.rs:226) → `typeck::Checker::const_value`
 /// (typeck/expr.rs:248) → `expr` → `resolve_path` → `resolve_single` (typeck/name.rs:86) →
 /// `note_use` (typeck/mod.rs:328) → the signature of the next constant. From 165 constants on a 2 MiB
