@@ -110,6 +110,9 @@ ensure_ap_types
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check
 
+step "scripts/module_cycles.py (no crate's modules import each other in a cycle)"
+python3 scripts/module_cycles.py
+
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
