@@ -29,6 +29,8 @@ use super::hash::FastMap;
 use super::value::Value;
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::program::MapKind;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use values::Values;
 
 /// No slot (the ends of the recency list).
@@ -68,7 +70,9 @@ pub struct MapState {
     /// The value of each slot.
     values: Values,
     links: Vec<Link>,
-    free: Vec<u32>,
+    /// Free slots; a new key takes the lowest (as the kernel's register CAM takes its lowest free
+    /// slot, so that slot numbers are the kernel's for maps of at most 16 keys).
+    free: BinaryHeap<Reverse<u32>>,
     /// Most and least recently used slots (`lru_hash` maps only).
     head: u32,
     tail: u32,
@@ -93,7 +97,7 @@ impl MapState {
             slots: Vec::new(),
             values: Values::for_values(zero),
             links: Vec::new(),
-            free: Vec::new(),
+            free: BinaryHeap::new(),
             head: NIL,
             tail: NIL,
             failed_inserts: 0,
@@ -230,7 +234,7 @@ impl MapState {
 
     /// A slot for a new `key` (a free one if any), entered in the index.
     fn new_slot(&mut self, key: &Bits) -> u32 {
-        let i = match self.free.pop() {
+        let i = match self.free.pop().map(|Reverse(i)| i) {
             Some(i) => {
                 if let Some(s) = self.slots.get_mut(i as usize) {
                     s.key.clone_from(key);
@@ -274,12 +278,26 @@ impl MapState {
                 self.unlink(i);
             }
             self.values.forget(i as usize);
-            self.free.push(i);
+            self.free.push(Reverse(i));
         }
         match self.kind {
             MapKind::Array => key.to_u128() < u128::from(self.size),
             _ => found.is_some(),
         }
+    }
+
+    /// Slots ever used: every stored entry is in a slot below this number (slots of removed
+    /// entries are reused, the lowest first).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The key and value stored in slot `slot`, `None` when the slot is free or out of range.
+    /// For the host's iteration (`scenic_sim::control`): a key keeps its slot while it is stored,
+    /// and neither a lookup nor a recency refresh moves it.
+    pub fn slot_entry(&self, slot: usize) -> Option<(Bits, Value)> {
+        let key = &self.slots.get(slot)?.key;
+        (self.find(key)? as usize == slot).then(|| (key.clone(), self.values.read(slot)))
     }
 
     /// Number of stored entries.

@@ -101,6 +101,11 @@ pub struct TableState {
     classifier: Option<super::classify::Classifier>,
     /// `entries` changed since the classifier was built.
     dirty: bool,
+    /// Words the host control path keeps for this table (`scenic_sim::control` numbers run-time
+    /// entries with them as the generated kernel does: per table, not machine-wide like
+    /// [`crate::Machine::add_entry`]). Empty until that path first adds an entry; the interpreter
+    /// itself never reads them.
+    pub control_words: Vec<u64>,
 }
 
 /// Why an entry could not be added.
@@ -150,6 +155,7 @@ impl TableState {
             widths,
             classifier: None,
             dirty: true,
+            control_words: Vec::new(),
         };
         for entry in const_entries {
             // The checker rejects duplicate constant keys, so this cannot fail.

@@ -5,7 +5,8 @@
 //! (tables, key names as written in the program, actions and their named parameters, CSRs, ccs) to the
 //! interpreter's API and reports names that do not exist. [`capture`] runs a capture's packets in
 //! virtual time, handing what comes out to a sink as it happens (`scenicc sim`); `payload` cuts
-//! the payload streams of rdma/tcp scus out of packets.
+//! the payload streams of rdma/tcp scus out of packets. [`control`] answers the packed host control
+//! requests of `scenic_scu_abi::control` on the interpreter, as the generated kernel does.
 //!
 //! Port numbers (STF `packet`/`expect`, and file names of `scenicc sim --out-dir`): network ports are
 //! 0–255; copies to the host are port [`HOST_PORT`]; words and packets passed on by an rdma/tcp scu
@@ -15,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod capture;
+pub mod control;
 pub mod device;
 mod payload;
 pub mod setup;

@@ -157,6 +157,30 @@ impl TableControl {
         })
     }
 
+    /// The inverse of [`TableControl::encode_entry`]: what a run-time entry record means, as the
+    /// generated kernel stores it. Each key match is canonical: a value is masked where the
+    /// kernel masks it (lpm by its prefix, ternary by its mask), a prefix length is clamped to
+    /// the key's width, and a field pair the kernel stores exactly as it stores "any" (an `exact`
+    /// "any" flag, prefix length 0, mask 0, the range `0 ..= max`) is [`KeyMatch::Any`] — except
+    /// that an exact key whose "any" flag is clear is always [`KeyMatch::Exact`]. Fails only for
+    /// an action position the table does not have ([`ControlError::NoAction`]).
+    pub fn decode_entry(&self, record: &BigUint) -> Result<DecodedEntry, ControlError> {
+        let action = self.decode_action(record);
+        if action as usize >= self.actions.len() {
+            return Err(ControlError::NoAction {
+                table: self.name.clone(),
+                position: action,
+            });
+        }
+        let keys = self.keys.iter().map(|k| decode_key(k, record)).collect();
+        Ok(DecodedEntry {
+            keys,
+            action,
+            args: self.decode_args(record),
+            priority: to_u64(&get_field(record, self.priority.lo, self.priority.width)),
+        })
+    }
+
     /// The action position of a record.
     pub fn decode_action(&self, record: &BigUint) -> u32 {
         to_u64(&get_field(record, self.action.lo, self.action.width)) as u32
@@ -174,6 +198,43 @@ impl TableControl {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+/// A table entry record taken apart ([`TableControl::decode_entry`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedEntry {
+    /// One match per key, in key order (canonical, see [`TableControl::decode_entry`]).
+    pub keys: Vec<KeyMatch>,
+    /// The action's position in the table.
+    pub action: u32,
+    /// The action's arguments, one per parameter, each its field of the record.
+    pub args: Vec<BigUint>,
+    /// The priority field (meaningful in priority tables only).
+    pub priority: u64,
+}
+
+/// The canonical match of one key element of a record (see [`TableControl::decode_entry`]).
+fn decode_key(k: &super::layout::KeyControl, record: &BigUint) -> KeyMatch {
+    let w = k.width;
+    let value = get_field(record, k.value.lo, k.value.width);
+    let aux = get_field(record, k.aux.lo, k.aux.width);
+    let c = scenic_ir::types::Const;
+    match k.encoding {
+        KeyEncoding::Exact if aux.bit(0) => KeyMatch::Any,
+        KeyEncoding::Exact => KeyMatch::Exact(c(value)),
+        KeyEncoding::Lpm => {
+            let len = to_u64(&aux).min(u64::from(w)) as u32;
+            if len == 0 {
+                return KeyMatch::Any;
+            }
+            let mask = ones(len) << (w - len) as usize;
+            KeyMatch::Lpm(c(value & mask), len)
+        }
+        KeyEncoding::Ternary if aux.is_zero() => KeyMatch::Any,
+        KeyEncoding::Ternary => KeyMatch::Ternary(c(&value & &aux), c(aux)),
+        KeyEncoding::Range if value.is_zero() && aux == ones(w) => KeyMatch::Any,
+        KeyEncoding::Range => KeyMatch::Range(c(value), c(aux)),
     }
 }
 

@@ -36,7 +36,7 @@
 mod encode;
 mod layout;
 
-pub use encode::{decode_counter, encode_meter, ControlError};
+pub use encode::{decode_counter, encode_meter, ControlError, DecodedEntry};
 pub use layout::{
     flatten, strategy_of, type_bits, ActionControl, ControlLayout, CounterControl, CsrControl,
     FieldLayout, KeyControl, KeyEncoding, MapControl, MeterControl, ScuControl, TableControl,

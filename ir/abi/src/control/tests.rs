@@ -128,3 +128,163 @@ fn every_example_has_a_layout() {
         }
     }
 }
+
+/// Tables of every key encoding, for the decode round trip.
+const ENCODINGS: &str = "
+use std::net::{ethernet, ipv4};
+scu t on slow_path {
+    headers { eth: ethernet, ip: ipv4 }
+    parser { state start { extract(eth); extract(ip); accept } }
+    table ex {
+        key { ip.protocol: exact, eth.ether_type: exact }
+        actions { a(x: bit<8>), b(y: bit<3>, z: bit<16>) }
+        size 4;
+    }
+    table lp {
+        key { ip.dst: lpm, ip.protocol: exact }
+        actions { a(x: bit<8>) }
+        size 4;
+    }
+    table pr {
+        key { ip.src: ternary, ip.ttl: range, ip.dst: lpm, ip.protocol: exact }
+        actions { a(x: bit<8>), b(y: bit<3>, z: bit<16>) }
+        size 4;
+    }
+    control {
+        match ex.apply() { a(_) => {} b(_, _) => {} no_action => {} }
+        match lp.apply() { a(_) => {} no_action => {} }
+        match pr.apply() { a(_) => {} b(_, _) => {} no_action => {} }
+        to_network(0);
+    }
+}
+";
+
+/// xorshift64: a fixed pseudo-random sequence for the property tests.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn bits(&mut self, width: u32) -> u64 {
+        let v = self.next();
+        if width >= 64 {
+            v
+        } else if self.next() % 4 == 0 {
+            (1 << width) - 1 // all ones, the edge case
+        } else {
+            v & ((1 << width) - 1)
+        }
+    }
+}
+
+/// A random match that fits a key of this encoding and width.
+fn random_match(rng: &mut Rng, k: &KeyControl) -> KeyMatch {
+    let w = k.width;
+    let c = Const::from_u64;
+    match (k.encoding, rng.next() % 4) {
+        (_, 0) => KeyMatch::Any,
+        (KeyEncoding::Exact, _) | (_, 1) => KeyMatch::Exact(c(rng.bits(w))),
+        (KeyEncoding::Lpm, _) => {
+            KeyMatch::Lpm(c(rng.bits(w)), (rng.next() % u64::from(w + 3)) as u32)
+        }
+        (KeyEncoding::Ternary, _) => KeyMatch::Ternary(c(rng.bits(w)), c(rng.bits(w))),
+        (KeyEncoding::Range, _) => KeyMatch::Range(c(rng.bits(w)), c(rng.bits(w))),
+    }
+}
+
+/// The canonical form of a match as the record stores it (`TableControl::decode_entry`'s doc):
+/// written from the documented encoding, not from the decoder.
+fn canonical(k: &KeyControl, exact_table: bool, m: &KeyMatch) -> KeyMatch {
+    let w = k.width;
+    let max = (1u64 << w) - 1;
+    let lpm = |v: u64, len: u32| {
+        let len = len.min(w);
+        if len == 0 {
+            KeyMatch::Any
+        } else {
+            let mask = max ^ ((1u64 << (w - len)) - 1);
+            KeyMatch::Lpm(Const::from_u64(v & mask), len)
+        }
+    };
+    let u = |c: &Const| to_u64(&c.0);
+    match (k.encoding, m) {
+        (KeyEncoding::Exact, KeyMatch::Any) if w == 1 && exact_table => {
+            KeyMatch::Exact(Const::from_u64(0))
+        }
+        (KeyEncoding::Lpm, KeyMatch::Lpm(v, len)) => lpm(u(v), *len),
+        (KeyEncoding::Lpm, KeyMatch::Exact(v)) => lpm(u(v), w),
+        (KeyEncoding::Ternary, KeyMatch::Exact(v)) => {
+            KeyMatch::Ternary(v.clone(), Const::from_u64(max))
+        }
+        (KeyEncoding::Ternary, KeyMatch::Ternary(_, m)) if u(m) == 0 => KeyMatch::Any,
+        (KeyEncoding::Ternary, KeyMatch::Ternary(v, m)) => {
+            KeyMatch::Ternary(Const::from_u64(u(v) & u(m)), m.clone())
+        }
+        (KeyEncoding::Range, KeyMatch::Exact(v)) => KeyMatch::Range(v.clone(), v.clone()),
+        (KeyEncoding::Range, KeyMatch::Range(lo, hi)) if u(lo) == 0 && u(hi) == max => {
+            KeyMatch::Any
+        }
+        (_, m) => m.clone(),
+    }
+}
+
+#[test]
+fn decode_entry_inverts_encode_entry() {
+    let mut session = scenic_frontend::Session::new();
+    session.add_source("encodings.sn", ENCODINGS);
+    let module = scenic_lower::lower_session(&mut session).expect("lowers");
+    let info = scenic_ir::Validator::new()
+        .validate(&module)
+        .expect("validates");
+    let layout = ControlLayout::new(&module, &info);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for table in &layout.scus[0].tables {
+        let exact_table = table.strategy == TableStrategy::Exact;
+        for _ in 0..2000 {
+            let keys: Vec<KeyMatch> = table
+                .keys
+                .iter()
+                .map(|k| random_match(&mut rng, k))
+                .collect();
+            let action = (rng.next() % table.actions.len() as u64) as u32;
+            let args: Vec<BigUint> = (0..3).map(|_| BigUint::from(rng.next())).collect();
+            let priority = rng.next() & 0xffff_ffff;
+            let record = table
+                .encode_entry(&keys, action, &args, priority)
+                .expect("encodes");
+            let back = table.decode_entry(&record).expect("decodes");
+            let want: Vec<KeyMatch> = table
+                .keys
+                .iter()
+                .zip(&keys)
+                .map(|(k, m)| canonical(k, exact_table, m))
+                .collect();
+            assert_eq!(back.keys, want, "{}: {keys:?}", table.name);
+            assert_eq!(back.action, action);
+            assert_eq!(back.priority, priority);
+            let params = &table.actions[action as usize].params;
+            let want_args: Vec<BigUint> = params
+                .iter()
+                .zip(&args)
+                .map(|(p, a)| low_bits(a, p.width))
+                .collect();
+            assert_eq!(back.args, want_args);
+            // Decoding is a fixed point: the canonical entry encodes to the same record.
+            let again = table
+                .encode_entry(&back.keys, back.action, &back.args, back.priority)
+                .expect("re-encodes");
+            assert_eq!(table.decode_entry(&again).expect("decodes"), back);
+        }
+    }
+    let ex = &layout.scus[0].tables[0];
+    let n = ex.actions.len() as u32;
+    assert!(matches!(
+        ex.decode_entry(&BigUint::from(n)),
+        Err(ControlError::NoAction { position, .. }) if position == n
+    ));
+}
