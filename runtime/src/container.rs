@@ -89,7 +89,8 @@ pub fn parse(image: &[u8]) -> Result<(&[u8], &[u8]), ContainerError> {
     if &image[0..8] != MAGIC {
         return Err(bad("magic is not \"SCNMODEL\""));
     }
-    let word32 = |at: usize| u32::from_le_bytes([image[at], image[at + 1], image[at + 2], image[at + 3]]);
+    let word32 =
+        |at: usize| u32::from_le_bytes([image[at], image[at + 1], image[at + 2], image[at + 3]]);
     let word64 = |at: usize| {
         let mut b = [0u8; 8];
         b.copy_from_slice(&image[at..at + 8]);
@@ -164,8 +165,14 @@ impl StagedIdentity {
 /// The name of unit `index` of kind `kind`.
 pub fn unit_name(manifest: &Manifest, kind: UnitKind, index: u16) -> Result<&str, ContainerError> {
     let name = match kind {
-        UnitKind::Scu => manifest.scus.get(usize::from(index)).map(|s| s.name.as_str()),
-        UnitKind::Cc => manifest.ccs.get(usize::from(index)).map(|c| c.name.as_str()),
+        UnitKind::Scu => manifest
+            .scus
+            .get(usize::from(index))
+            .map(|s| s.name.as_str()),
+        UnitKind::Cc => manifest
+            .ccs
+            .get(usize::from(index))
+            .map(|c| c.name.as_str()),
     };
     name.ok_or(ContainerError::NoUnit {
         kind: kind.name(),
@@ -231,7 +238,11 @@ const fn crc32_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         table[i] = c;

@@ -81,8 +81,8 @@ pub const EMU_LINE_RATE_BPS: u64 = 200_000_000_000;
 pub const EMU_STAGE_MAX: u64 = 256 << 20;
 /// Buffer bytes of the host rings (§5.1).
 pub const EMU_BUF_BYTES: u64 = 16384;
-/// `MTU_MAX` of the emulator.
-pub const EMU_MTU_MAX: u64 = 9000;
+/// `MTU_MAX` of the emulator (the datapath's).
+pub use crate::net::datapath::EMU_MTU_MAX;
 
 /// A load the server asks its loader to perform.
 #[derive(Debug)]
@@ -95,6 +95,8 @@ pub struct LoadRequest<'a> {
     pub kind: u64,
     /// The staged image.
     pub image: &'a [u8],
+    /// The identity registers and CRC the host staged with it.
+    pub staged: model::Staged,
 }
 
 /// What a loader found in the image: the identity-block fields the staged identity lacks.
@@ -144,6 +146,7 @@ pub struct EmuServer {
     loader: Loader,
     resets: Arc<AtomicU64>,
     fence_gate: Option<Arc<AtomicU64>>,
+    models: Option<models::Models>,
 }
 
 /// How often [`EmuServer::run`]'s heartbeat thread beats.
@@ -226,6 +229,7 @@ impl EmuServer {
             loader: default_loader(),
             resets: Arc::new(AtomicU64::new(0)),
             fence_gate: None,
+            models: None,
             config,
         };
         server.publish_identity()?;
@@ -421,6 +425,7 @@ impl EmuServer {
                 self.serve_slot(k)?;
             }
         }
+        self.serve_models()?;
         if self
             .fence_gate
             .as_ref()
@@ -547,6 +552,9 @@ impl EmuServer {
         }
         // The state first, then the result: a host that sees the result sees the new state.
         self.publish_state(k)?;
+        if answer.is_some() {
+            self.follow_units(k);
+        }
         match answer {
             Some(result) => {
                 self.region
@@ -628,5 +636,9 @@ fn kind_of(config: &EmuConfig, k: u8) -> SlotKind {
     }
 }
 
+pub mod banks;
 mod cc;
+pub mod model;
+mod models;
 mod staging;
+pub mod unit;

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::emu::banks::ModelEngine;
 use crate::emu::{EmuConfig, EmuError, EmuServer, EMU_MTU_MAX};
 use crate::net::{Datapath, DatapathConfig, FrameIo, PacketPort, Tap};
 use crate::region::RegionError;
@@ -68,6 +69,7 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         ..EmuConfig::default()
     };
     let mut server = EmuServer::create(&format!("emu:{}", config.name), emu)?;
+    let banks = server.enable_models();
     let attach = || -> Result<(PacketPort, Tap), NicError> {
         let port = PacketPort::bind(&config.port).map_err(|source| NicError::Attach {
             what: format!("network port `{}`", config.port),
@@ -98,6 +100,9 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         Box::new(tap),
         server.reset_generation(),
     );
+    for k in 0..config.slots {
+        datapath.set_engine(k, Box::new(ModelEngine::new(banks.clone(), k)));
+    }
     server.set_fence_gate(datapath.fence_gate());
     ready();
     let freeze = AtomicBool::new(false);

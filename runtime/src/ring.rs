@@ -17,6 +17,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::abi::slot;
 use crate::region::{Region, RegionError};
 
 /// Where a ring lives and its shape.
@@ -94,6 +95,42 @@ impl RingLayout {
             return Err(RingError::Layout("entry bytes must be non-zero"));
         }
         Ok(())
+    }
+
+    /// Slot `k`'s control request ring (§3.6): the host produces, the device consumes.
+    pub fn control_requests(k: u8) -> RingLayout {
+        let base = crate::abi::slot_block_unchecked(k);
+        RingLayout {
+            base: base + slot::CQ_REQ_RING,
+            entries: slot::CQ_ENTRIES,
+            entry_bytes: slot::CQ_ENTRY_BYTES,
+            prod_reg: base + slot::CQ_REQ_PROD,
+            cons_reg: base + slot::CQ_REQ_CONS,
+        }
+    }
+
+    /// Slot `k`'s control response ring (§3.6): the device produces, the host consumes.
+    pub fn control_responses(k: u8) -> RingLayout {
+        let base = crate::abi::slot_block_unchecked(k);
+        RingLayout {
+            base: base + slot::CQ_RSP_RING,
+            entries: slot::CQ_ENTRIES,
+            entry_bytes: slot::CQ_ENTRY_BYTES,
+            prod_reg: base + slot::CQ_RSP_PROD,
+            cons_reg: base + slot::CQ_RSP_CONS,
+        }
+    }
+
+    /// Slot `k`'s notification ring (§3.7): the device produces, the host consumes.
+    pub fn notifications(k: u8) -> RingLayout {
+        let base = crate::abi::slot_block_unchecked(k);
+        RingLayout {
+            base: base + slot::NQ_RING,
+            entries: slot::NQ_ENTRIES,
+            entry_bytes: slot::NQ_ENTRY_BYTES,
+            prod_reg: base + slot::NQ_PROD,
+            cons_reg: base + slot::NQ_CONS,
+        }
     }
 
     /// Byte offset of the entry of free-running index `i`.

@@ -12,11 +12,12 @@
 //! Names are unique per process; the namespaces (and with them every interface and process in
 //! them) are removed on drop, also when the test fails.
 
+mod common;
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use scenic_runtime::abi::global;
-use scenic_runtime::abi::slot::SlotOp;
 use scenic_runtime::Device;
 
 const SCENIC: &str = env!("CARGO_BIN_EXE_scenic");
@@ -330,15 +331,11 @@ fn tcp_transfer(lab: &Lab) {
     );
 }
 
-/// Slot 0 loaded and activated, `SLOW_PATH_SLOT` = 0: the slow path goes through its engine.
+/// `firewall` loaded in slot 0, `SLOW_PATH_SLOT` = 0: the slow path goes through its unit.
 fn slow_path_through_a_slot(lab: &Lab) {
     let dev = Device::open(&format!("emu:{}", lab.name)).unwrap_or_else(|e| panic!("{e}"));
-    dev.stage_image(0, 1, b"any model: the pass-through ignores it")
-        .unwrap_or_else(|e| panic!("{e}"));
-    dev.slot_command(0, SlotOp::Load, 0)
-        .unwrap_or_else(|e| panic!("{e}"));
-    dev.slot_command(0, SlotOp::Activate, 0)
-        .unwrap_or_else(|e| panic!("{e}"));
+    // firewall.sn sends ARP and every IPv4 packet its policy lets through to the host.
+    common::load_example(&dev, 0, "firewall");
     dev.write(global::SLOW_PATH_SLOT, 0)
         .unwrap_or_else(|e| panic!("{e}"));
     dev.fence().unwrap_or_else(|e| panic!("{e}"));

@@ -9,11 +9,13 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::model::Staged;
 use super::{EmuServer, LoadRequest, LoadedUnit};
 use crate::abi::codes::Code;
 use crate::abi::global::{Feature, EMULATOR_FEATURES};
 use crate::abi::slot::{self, Bank, SlotOp};
 use crate::abi::{self, CommandWord};
+use crate::container::StagedIdentity;
 use crate::region::RegionError;
 
 impl EmuServer {
@@ -42,6 +44,7 @@ impl EmuServer {
                     ] {
                         self.region.store(base + reg, 0, Ordering::Release)?;
                     }
+                    self.restart_queue(k);
                 }
                 if cmd.arg & 2 != 0 {
                     for reg in [slot::NQ_PROD, slot::NQ_CONS] {
@@ -98,6 +101,7 @@ impl EmuServer {
         if len == 0 || r(slot::STAGE_FILLED)? != len {
             return Ok(Err(Code::ImageLen));
         }
+        let staged = self.staged(k)?;
         let image = &self.images[k as usize];
         let take = usize::try_from(len).map_or(image.len(), |n| n.min(image.len()));
         let req = LoadRequest {
@@ -105,11 +109,31 @@ impl EmuServer {
             bank,
             kind,
             image: &image[..take],
+            staged,
         };
         Ok((self.loader)(&req))
     }
 
     /// Performs a `LOAD` into `bank` (already `LOADING`); returns the result's status.
+    /// The identity registers and CRC the host staged in slot `k`.
+    fn staged(&self, k: u8) -> Result<Staged, RegionError> {
+        let base = abi::slot_block_unchecked(k);
+        let r = |off| self.region.load(base + off, Ordering::Acquire);
+        let mut sha = [0u8; 32];
+        self.region
+            .read_bytes(base + slot::STAGE_SHA256, &mut sha)?;
+        Ok(Staged {
+            identity: StagedIdentity {
+                source_sha256: sha,
+                name_hash: r(slot::STAGE_NAME_HASH)?,
+                format: r(slot::STAGE_FORMAT)?,
+                compiler: r(slot::STAGE_COMPILER)?,
+                unit: (r(slot::STAGE_UNIT)? & 0xFFFF) as u16,
+            },
+            crc32: r(slot::STAGE_CRC32)? as u32,
+        })
+    }
+
     pub(super) fn load(&mut self, k: u8, bank: Bank) -> Result<Code, RegionError> {
         let started = Instant::now();
         let base = abi::slot_block_unchecked(k);

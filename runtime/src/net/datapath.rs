@@ -31,6 +31,8 @@ use crate::abi::codes::Code;
 use crate::abi::{self, global, slot};
 use crate::region::{Region, RegionError};
 
+/// `MTU_MAX` of the emulated NIC: jumbo frames up to 9000 bytes of payload.
+pub const EMU_MTU_MAX: u64 = 9000;
 /// Frames taken from one source per turn.
 pub const BATCH: usize = 64;
 /// Ethernet header and one VLAN tag: a frame may be `MTU + 18` bytes (§5.4).
@@ -56,7 +58,7 @@ impl Default for DatapathConfig {
         DatapathConfig {
             scu_slots: 4,
             queue_depth: 1024,
-            mtu_max: crate::emu::EMU_MTU_MAX,
+            mtu_max: EMU_MTU_MAX,
             mtu_check: Duration::from_millis(50),
         }
     }
@@ -104,7 +106,7 @@ impl std::fmt::Debug for Datapath {
 impl Datapath {
     /// A datapath over the map, with its ports and host side; every SCU slot gets a
     /// [`super::PassThrough`] engine until [`Datapath::set_engine`] replaces it. `resets` is the
-    /// server's reset generation ([`crate::emu::EmuServer::reset_generation`]).
+    /// server's reset generation (`EmuServer::reset_generation`).
     pub fn new(
         region: Arc<Region>,
         config: DatapathConfig,
@@ -148,7 +150,7 @@ impl Datapath {
     }
 
     /// The last `HOST_FENCE` value whose earlier writes this datapath applied; the server
-    /// publishes `DEV_FENCE` only once this holds it ([`crate::emu::EmuServer::set_fence_gate`]).
+    /// publishes `DEV_FENCE` only once this holds it (`EmuServer::set_fence_gate`).
     pub fn fence_gate(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.fence)
     }
@@ -414,6 +416,12 @@ impl Datapath {
         }
         if verdict.parser_error {
             self.slot_bump(k, slot::DROP_PARSER, 1);
+        }
+        if verdict.mirrored {
+            self.slot_bump(k, slot::MIRRORED, 1);
+        }
+        if verdict.unprocessed {
+            self.slot_bump(k, slot::DROP_NO_UNIT, 1);
         }
         for (dest, frame) in verdict.outputs {
             let bytes = frame.len() as u64;

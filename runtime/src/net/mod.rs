@@ -56,6 +56,10 @@ pub struct Verdict {
     pub dropped: bool,
     /// The parser refused the input (`DROP_PARSER`).
     pub parser_error: bool,
+    /// A copy went to the warming bank (`MIRRORED`).
+    pub mirrored: bool,
+    /// No unit processed the input; it was passed on as it came (`DROP_NO_UNIT`).
+    pub unprocessed: bool,
 }
 
 /// A slot's packet processor: the seam where the interpreter plugs in.

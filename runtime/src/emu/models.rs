@@ -1,0 +1,398 @@
+//! The server's work for loaded units, once [`EmuServer::enable_models`] turned it on: the model
+//! loader behind `LOAD`, and per poll, for each SCU slot, the CSR window (§3.5), the control queue
+//! (§3.6), the notification ring (§3.7) and the units' time (`every` blocks).
+//!
+//! **CSR window** (§1.5 rule 2): every word of the active unit's CSRs is compared each poll with the
+//! value last seen or published; a difference is a host write, applied masked and written back with
+//! compare-and-swap (a `readonly` CSR keeps its value: `E_CSR_READONLY` in `SLOT_ERROR`). The
+//! program's values are published every [`PUBLISH_EVERY`] polls with compare-and-swap against the
+//! last seen value, so a racing host write is never overwritten: it is seen at the next poll.
+//! Words past the unit's CSRs are checked every [`STRAY_EVERY`] polls (`E_CSR_UNMAPPED`, or
+//! `E_CSR_NO_BANK` without an active bank) and cleared.
+//!
+//! **Control queue**: requests are taken while the response ring has room, at most one ring's
+//! worth per poll; indices are read from the registers each poll, so `QUEUE_RESET` needs no
+//! cooperation. An index that is not consistent stops the queue (`E_QUEUE_OVERRUN` in
+//! `SLOT_ERROR`) until `QUEUE_RESET`.
+//!
+//! **Notifications**: each unit's pending records go to the ring in order; a full ring drops the
+//! newest and counts `NQ_OVERFLOW`; `seq` counts every record, dropped or not.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use scenic_scu_abi::control::{Op, Request};
+
+use super::banks::{new_banks, BankPair, Banks};
+use super::model;
+use super::unit::{CsrRefusal, Unit};
+use super::{EmuServer, LoadRequest};
+use crate::abi::codes::{Code, DeviceStatus};
+use crate::abi::slot::{self, Bank, SlotKind};
+use crate::abi::{self, ErrorWord};
+use crate::container::UnitKind;
+use crate::frame::{self, ControlEntry, CQ_DATA_WORDS};
+use crate::region::{Region, RegionError};
+use crate::ring::{Consumer, Producer, RingLayout};
+
+/// Polls between two publications of the program's CSR values.
+pub const PUBLISH_EVERY: u64 = 10;
+/// Polls between two scans of the whole CSR window for stray writes.
+pub const STRAY_EVERY: u64 = 100;
+/// Polls between two advances of the units' time (`every` blocks fire at that granularity).
+pub const TIME_EVERY: u64 = 10;
+/// Words of the CSR window.
+const WINDOW_WORDS: u32 = slot::CSR_WINDOW_WORDS as u32;
+
+/// Per-slot bookkeeping of the server's side of the window and the rings.
+#[derive(Debug, Default, Clone)]
+struct SlotService {
+    /// The bank whose CSRs the window shows, and what each of its words last held.
+    window_bank: Option<Bank>,
+    seen: Vec<u64>,
+    /// The control queue stopped on a protocol error until `QUEUE_RESET`.
+    queue_stopped: bool,
+    /// Notifications numbered so far.
+    notify_seq: u64,
+}
+
+/// The model service's state (module doc).
+#[derive(Debug)]
+pub(super) struct Models {
+    banks: Banks,
+    slots: Vec<SlotService>,
+    polls: u64,
+    started: Instant,
+}
+
+impl EmuServer {
+    /// Turns on the model loader and the per-slot services (module doc); returns the banks the
+    /// datapath's engines share ([`super::banks::ModelEngine`]).
+    pub fn enable_models(&mut self) -> Banks {
+        let banks = new_banks(usize::from(abi::SLOT_BLOCKS));
+        let loader_banks = banks.clone();
+        let kinds: Vec<SlotKind> = (0..abi::SLOT_BLOCKS)
+            .map(|k| self.slots[usize::from(k)].kind())
+            .collect();
+        self.loader = Box::new(move |req: &LoadRequest<'_>| {
+            let kind = match kinds.get(usize::from(req.slot)) {
+                Some(SlotKind::Cc) => UnitKind::Cc,
+                _ => UnitKind::Scu,
+            };
+            let (unit, loaded) = model::load(req.image, &req.staged, kind)?;
+            if let Some(slot) = loader_banks.get(usize::from(req.slot)) {
+                slot.install(req.bank, unit);
+            }
+            Ok(loaded)
+        });
+        self.models = Some(Models {
+            banks: banks.clone(),
+            slots: vec![SlotService::default(); usize::from(abi::SLOT_BLOCKS)],
+            polls: 0,
+            started: self.started,
+        });
+        banks
+    }
+
+    /// Makes slot `k`'s banks follow its state machine (after every command).
+    pub(super) fn follow_units(&mut self, k: u8) {
+        if let Some(models) = &self.models {
+            if let Some(slot) = models.banks.get(usize::from(k)) {
+                slot.follow(&self.slots[usize::from(k)].word());
+            }
+        }
+    }
+
+    /// A `QUEUE_RESET` of the control queue: serve it again.
+    pub(super) fn restart_queue(&mut self, k: u8) {
+        if let Some(s) = self
+            .models
+            .as_mut()
+            .and_then(|m| m.slots.get_mut(usize::from(k)))
+        {
+            s.queue_stopped = false;
+        }
+    }
+
+    /// One poll's model work for every SCU slot.
+    pub(super) fn serve_models(&mut self) -> Result<(), RegionError> {
+        let Some(models) = self.models.as_mut() else {
+            return Ok(());
+        };
+        models.polls = models.polls.wrapping_add(1);
+        let polls = models.polls;
+        let now_ns = models
+            .started
+            .elapsed()
+            .as_nanos()
+            .min(u128::from(u64::MAX)) as u64;
+        for k in 0..self.config.scu_slots {
+            let i = usize::from(k);
+            let (Some(banks), Some(service)) = (models.banks.get(i), models.slots.get_mut(i))
+            else {
+                continue;
+            };
+            let mut pair = banks.lock();
+            let region = &*self.region;
+            if polls % TIME_EVERY == 0 {
+                for unit in pair.units.iter_mut().flatten() {
+                    unit.advance(now_ns);
+                }
+            }
+            serve_window(region, k, &mut pair, service, polls)?;
+            if !service.queue_stopped {
+                if let Err(code) = serve_queue(region, k, &mut pair) {
+                    service.queue_stopped = true;
+                    record_slot_error(region, k, code, slot::CQ_REQ_PROD)?;
+                }
+            }
+            deliver_notifications(region, k, &mut pair, service)?;
+        }
+        Ok(())
+    }
+}
+
+fn record_slot_error(r: &Region, k: u8, code: Code, offset: u64) -> Result<(), RegionError> {
+    let reg = abi::slot_block_unchecked(k) + slot::SLOT_ERROR;
+    let old = ErrorWord::decode(r.load(reg, Ordering::Acquire)?);
+    let word = ErrorWord {
+        code: code.number(),
+        offset: offset as u32,
+        count: old.count.wrapping_add(1),
+    };
+    r.store(reg, word.encode(), Ordering::Release)
+}
+
+fn window_word(k: u8, n: u32) -> u64 {
+    abi::slot_block_unchecked(k) + slot::CSR_WINDOW + 8 * u64::from(n)
+}
+
+/// The CSR window of slot `k` for one poll (module doc).
+fn serve_window(
+    r: &Region,
+    k: u8,
+    pair: &mut BankPair,
+    s: &mut SlotService,
+    polls: u64,
+) -> Result<(), RegionError> {
+    if s.window_bank != pair.active {
+        // The window now shows another bank (or none): what the old one showed goes.
+        for n in 0..s.seen.len() as u32 {
+            r.store(window_word(k, n), 0, Ordering::Release)?;
+        }
+        s.seen.clear();
+        s.window_bank = pair.active;
+        if let Some(unit) = pair.active_unit() {
+            for n in 0..unit.csr_words() {
+                let v = unit.csr_word(n);
+                r.store(window_word(k, n), v, Ordering::Release)?;
+                s.seen.push(v);
+            }
+        }
+    }
+    let words = s.seen.len() as u32;
+    if let Some(unit) = pair.active_unit() {
+        take_host_writes(r, k, unit, s)?;
+        if polls % PUBLISH_EVERY == 0 {
+            publish_program_values(r, k, unit, s)?;
+        }
+    }
+    if polls % STRAY_EVERY == 0 {
+        let code = if pair.active.is_some() {
+            Code::CsrUnmapped
+        } else {
+            Code::CsrNoBank
+        };
+        for n in words..WINDOW_WORDS {
+            // Loads first: a swap on every word would write the whole window each scan.
+            let at = window_word(k, n);
+            if r.load(at, Ordering::Relaxed)? != 0 && r.swap(at, 0, Ordering::AcqRel)? != 0 {
+                record_slot_error(r, k, code, slot::CSR_WINDOW + 8 * u64::from(n))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn take_host_writes(
+    r: &Region,
+    k: u8,
+    unit: &mut Unit,
+    s: &mut SlotService,
+) -> Result<(), RegionError> {
+    for n in 0..s.seen.len() as u32 {
+        let at = window_word(k, n);
+        let w = r.load(at, Ordering::Acquire)?;
+        let last = s.seen[n as usize];
+        if w == last {
+            continue;
+        }
+        let (keep, refusal) = match unit.write_csr_word(n, w) {
+            Ok(masked) => (masked, None),
+            Err(CsrRefusal::ReadOnly) => (last, Some(Code::CsrReadonly)),
+            Err(CsrRefusal::Unmapped) => (last, Some(Code::CsrUnmapped)),
+        };
+        // A second host write since `w` fails the swap and is seen at the next poll.
+        let _ = r.compare_exchange(at, w, keep)?;
+        s.seen[n as usize] = keep;
+        if let Some(code) = refusal {
+            record_slot_error(r, k, code, slot::CSR_WINDOW + 8 * u64::from(n))?;
+        }
+    }
+    Ok(())
+}
+
+fn publish_program_values(
+    r: &Region,
+    k: u8,
+    unit: &mut Unit,
+    s: &mut SlotService,
+) -> Result<(), RegionError> {
+    for n in 0..s.seen.len() as u32 {
+        let v = unit.csr_word(n);
+        let last = s.seen[n as usize];
+        if v != last && r.compare_exchange(window_word(k, n), last, v)?.is_ok() {
+            s.seen[n as usize] = v;
+        }
+    }
+    Ok(())
+}
+
+/// Takes slot `k`'s control requests while there is room for their responses; `Err` is a ring
+/// protocol error that stops the queue.
+fn serve_queue(r: &Region, k: u8, pair: &mut BankPair) -> Result<(), Code> {
+    let overrun = |_| Code::QueueOverrun;
+    let mut requests = Consumer::attach(r, RingLayout::control_requests(k)).map_err(overrun)?;
+    let mut responses = Producer::attach(r, RingLayout::control_responses(k)).map_err(overrun)?;
+    let base = abi::slot_block_unchecked(k);
+    let mut raw = [0u8; slot::CQ_ENTRY_BYTES as usize];
+    for _ in 0..slot::CQ_ENTRIES {
+        if requests.ready(r).map_err(overrun)? == 0 || responses.free(r).map_err(overrun)? == 0 {
+            break;
+        }
+        if !requests.pop(r, &mut raw).map_err(overrun)? {
+            break;
+        }
+        let answer = answer_request(&raw, pair);
+        if answer.status >= 0x80 {
+            let _ = r
+                .load(base + slot::CQ_MALFORMED, Ordering::Acquire)
+                .and_then(|n| {
+                    r.store(
+                        base + slot::CQ_MALFORMED,
+                        n.wrapping_add(1),
+                        Ordering::Release,
+                    )
+                });
+        }
+        responses.push(r, &answer.entry.encode()).map_err(overrun)?;
+    }
+    Ok(())
+}
+
+struct Answer {
+    status: u8,
+    entry: ControlEntry,
+}
+
+/// The response to one raw request entry.
+fn answer_request(raw: &[u8; slot::CQ_ENTRY_BYTES as usize], pair: &mut BankPair) -> Answer {
+    let head = ControlEntry::decode(raw);
+    let other = head.flags & frame::FLAG_OTHER_BANK != 0;
+    let device = |ds: DeviceStatus| {
+        let mut entry =
+            ControlEntry::new(ds.number(), head.flags, head.target, head.index, head.tag);
+        entry.data_words = 0;
+        Answer {
+            status: ds.number(),
+            entry,
+        }
+    };
+    let unit = if other {
+        pair.other_unit()
+    } else {
+        pair.active_unit()
+    };
+    let Some(unit) = unit else {
+        return device(DeviceStatus::NoBank);
+    };
+    let words = (unit.data_bits() / 64) as usize;
+    let req = match ControlEntry::check_request(raw, words) {
+        Ok(e) => e,
+        Err(ds) => return device(ds),
+    };
+    let Some(op) = Op::from_code(req.op) else {
+        return device(DeviceStatus::BadOp);
+    };
+    let data = BigUint::from_slice(
+        &req.data[..usize::from(req.data_words)]
+            .iter()
+            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+            .collect::<Vec<u32>>(),
+    );
+    let rsp = unit.serve(&Request {
+        op,
+        target: req.target,
+        index: req.index,
+        data,
+    });
+    let mut entry = ControlEntry::new(rsp.status, head.flags, head.target, head.index, head.tag);
+    let digits: Vec<u64> = rsp.data.iter_u64_digits().collect();
+    entry.data_words = words.min(CQ_DATA_WORDS) as u16;
+    for (slot_word, d) in entry.data.iter_mut().zip(digits.iter().take(words)) {
+        *slot_word = *d;
+    }
+    Answer {
+        status: rsp.status,
+        entry,
+    }
+}
+
+/// Moves every unit's pending notifications of slot `k` to its ring (module doc).
+fn deliver_notifications(
+    r: &Region,
+    k: u8,
+    pair: &mut BankPair,
+    s: &mut SlotService,
+) -> Result<(), RegionError> {
+    let active = pair.active;
+    for b in [Bank::B0, Bank::B1] {
+        let Some(unit) = pair.units[b as usize].as_mut() else {
+            continue;
+        };
+        if unit.pending() == 0 {
+            continue;
+        }
+        let from_shadow = active != Some(b);
+        for n in unit.take_pending() {
+            s.notify_seq = s.notify_seq.wrapping_add(1);
+            let record = frame::Notification {
+                time_ns: n.time_ns,
+                slot: k,
+                target: u8::from(n.to_arm),
+                bank: b as u8,
+                flags: u8::from(from_shadow),
+                value: n.value,
+                seq: s.notify_seq,
+            };
+            push_notification(r, k, &record)?;
+        }
+    }
+    Ok(())
+}
+
+fn push_notification(r: &Region, k: u8, record: &frame::Notification) -> Result<(), RegionError> {
+    let base = abi::slot_block_unchecked(k);
+    let pushed = Producer::attach(r, RingLayout::notifications(k))
+        .and_then(|mut p| p.push(r, &record.encode()));
+    if !matches!(pushed, Ok(true)) {
+        let n = r.load(base + slot::NQ_OVERFLOW, Ordering::Acquire)?;
+        r.store(
+            base + slot::NQ_OVERFLOW,
+            n.wrapping_add(1),
+            Ordering::Release,
+        )?;
+    }
+    Ok(())
+}
