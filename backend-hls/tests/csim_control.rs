@@ -214,8 +214,7 @@ fn table(p: &mut Pair<'_>, t: &TableControl) {
         }
     }
     // Repeats (duplicates where the table refuses them), a bad action.
-    for i in 0..3.min(records.len()) {
-        let rec = records[i].clone();
+    for rec in records.into_iter().take(3) {
         p.send(Op::TableAdd, t.target, 0, rec);
     }
     p.send(
