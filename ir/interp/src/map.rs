@@ -351,6 +351,28 @@ mod tests {
     }
 
     #[test]
+    fn freed_slots_are_reused_lowest_first_and_iterable() {
+        let mut m = MapState::new(MapKind::Hash, 4);
+        for k in 1..=4 {
+            assert!(m.insert(key(k), val(k)));
+        }
+        assert!(m.remove(&key(3)));
+        assert!(m.remove(&key(1)));
+        assert_eq!(m.slot_entry(0), None, "a free slot");
+        assert_eq!(m.slot_entry(1), Some((key(2), val(2))));
+        assert!(m.insert(key(5), val(5)));
+        assert_eq!(
+            m.slot_entry(0),
+            Some((key(5), val(5))),
+            "slot 0 before slot 2"
+        );
+        assert!(m.insert(key(6), val(6)));
+        assert_eq!(m.slot_entry(2), Some((key(6), val(6))));
+        assert_eq!(m.slot_count(), 4);
+        assert_eq!(m.slot_entry(4), None);
+    }
+
+    #[test]
     fn hash_maps_fail_when_full_and_arrays_past_their_size() {
         let mut h = MapState::new(MapKind::Hash, 1);
         assert!(h.insert(key(1), val(1)));

@@ -241,6 +241,12 @@ fn exact_table(r: &mut Rig<'_>) {
         (Status::Full, 0),
         "size 4"
     );
+    exact_table_lifecycle(r, t, arp);
+}
+
+/// Removal by handle, default change and clear on `by_type` after [`exact_table`]'s adds.
+fn exact_table_lifecycle(r: &mut Rig<'_>, t: u16, arp: u16) {
+    let arp64 = u64::from(arp);
     // Removal by handle; a handle is never given twice.
     assert_eq!(r.status(Op::TableRemove, t, 2, 0u32.into()), Status::Ok);
     assert_eq!(
@@ -788,7 +794,11 @@ fn array_and_lru_maps(r: &mut Rig<'_>) {
         (Status::Ok, 0u32.into()),
         "zeroed"
     );
+    lru_map(r, &lru);
+}
 
+/// `recent` after [`array_and_lru_maps`]'s two packets put 0x86dd in it.
+fn lru_map(r: &mut Rig<'_>, lru: &MapControl) {
     // lru_hash of 3: a host get does not refresh, a host insert does (and may evict).
     for k in 1..=3u32 {
         r.ok(
@@ -820,7 +830,7 @@ fn array_and_lru_maps(r: &mut Rig<'_>) {
         r.req(Op::MapGet, lru.target, 0, lru.encode_key(&2u32.into())),
         (Status::Ok, 22u32.into())
     );
-    let (entries, end) = walk(r, &lru);
+    let (entries, end) = walk(r, lru);
     assert_eq!(end, 16 + 3);
     // The two packets above put their ether type 0x86dd in slot 0 (position 16) first: key 3
     // evicted it and took its slot, and 4 took 1's.
