@@ -601,6 +601,7 @@ impl EmuServer {
                 Ok(done(status, bank as u32))
             }
             Ok(Effect::Switched(bank)) => {
+                self.switch_units(k, bank, cmd.arg & slot::ACTIVATE_CARRY != 0);
                 let seq = self.region.load(base + slot::PKT_SEQ, Ordering::Acquire)?;
                 self.region
                     .store(base + slot::SWITCH_SEQ, seq, Ordering::Release)?;
@@ -637,6 +638,7 @@ fn kind_of(config: &EmuConfig, k: u8) -> SlotKind {
 }
 
 pub mod banks;
+mod carry;
 mod cc;
 pub mod model;
 mod models;

@@ -7,6 +7,7 @@
 //! - [`ring`]: the free-running-index ring protocol (producer and consumer sides);
 //! - [`command`]: the command/result handshake of `CMD` registers;
 //! - [`frame`]: byte layouts of control entries, notification records and CC events;
+//! - [`carry`]: which state a hot swap carries, decided from the two units' control layouts;
 //! - [`container`]: the model container (image kind 1) and the identity a load is checked against;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
@@ -17,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod carry;
 pub mod command;
 pub mod container;
 pub mod device;

@@ -105,10 +105,10 @@ fn open_reads_the_identity_the_document_gives() {
         id.clock_hz, 391_000_000,
         "§2.2: the emulator models 391 MHz"
     );
-    // §2.2: "The emulator sets 0, 3, 5, 7, 8, 9, 10".
+    // §2.2: "The emulator sets 0, 3, 5, 7, 8, 9, 10, 11".
     assert_eq!(
         id.features,
-        (1 << 0) | (1 << 3) | (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10)
+        (1 << 0) | (1 << 3) | (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11)
     );
     assert_eq!(id.poll_ns, 10_000, "§1.5: default poll period 10,000 ns");
     assert_eq!(id.instance, "emu0");

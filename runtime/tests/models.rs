@@ -247,3 +247,167 @@ fn packets_run_on_the_active_bank_and_notifications_reach_the_ring() {
         assert_eq!(n.seq, i as u64 + 1, "seq numbers every record");
     }
 }
+
+/// The data words of a record.
+fn words(v: &num_bigint::BigUint) -> Vec<u64> {
+    v.iter_u64_digits().collect()
+}
+
+#[test]
+fn activate_with_carry_keeps_program_and_host_state_exactly() {
+    let emu = Emu::start_models();
+    let dev = emu.open();
+    let first = load_example(&dev, 0, "firewall");
+    let (manifest, _) = example_package("firewall");
+    let m = scenic_scu_abi::manifest::Manifest::from_json(std::str::from_utf8(&manifest).unwrap())
+        .unwrap();
+    let control = &m.control.scus[0];
+    let acl = control.tables.iter().find(|t| t.name == "acl").unwrap();
+    // deny: 10.9.0.0/16, any, any, any (firewall.sn's acl keys: src lpm, dst ternary,
+    // protocol ternary, l4_dst range).
+    use scenic_ir::program::KeyMatch;
+    use scenic_ir::types::Const;
+    let deny = acl.actions.iter().position(|a| a.name == "deny").unwrap() as u32;
+    let record = acl
+        .encode_entry(
+            &[
+                KeyMatch::Lpm(Const(0x0A09_0000u32.into()), 16),
+                KeyMatch::Any,
+                KeyMatch::Any,
+                KeyMatch::Any,
+            ],
+            deny,
+            &[],
+            1,
+        )
+        .unwrap();
+    let add = ControlEntry::new(0x10, 0, acl.target, 0, 1)
+        .with_data(&words(&record))
+        .unwrap();
+    let rsp = call(&dev, 0, &add);
+    assert_eq!(rsp.op, 0, "TableAdd");
+    let handle = rsp.data[0];
+    // Traffic: 30 packets from pod 1 (10.1.x.x, passed) and 20 from 10.9.x.x (denied).
+    let mut engine = ModelEngine::new(emu.banks.clone(), 0);
+    let mut send = |src: [u8; 4], n: u64| {
+        for i in 0..n {
+            let f = ipv4_udp(src, [10, 0, 0, 1]);
+            let _ = engine.packet(SlotInput {
+                data: &f,
+                source: Source::Network(0),
+                now_ns: i,
+                class: Class::Slow,
+            });
+        }
+    };
+    send([10, 1, 2, 3], 30);
+    send([10, 9, 0, 7], 20);
+    let by_pod = control
+        .counters
+        .iter()
+        .find(|c| c.name == "by_pod")
+        .unwrap();
+    let read_cell = |cell: u32| {
+        let rsp = call(&dev, 0, &ControlEntry::new(0x20, 0, by_pod.target, cell, 2));
+        assert_eq!(rsp.op, 0);
+        (rsp.data[0], rsp.data[1])
+    };
+    // by_pod counts every IPv4 packet by its second octet before the ACL: 30 in cell 1, 20 in 9.
+    assert_eq!(read_cell(1).0, 30);
+    assert_eq!(read_cell(9).0, 20);
+    let dropped_before = call(&dev, 0, &ControlEntry::new(0x01, 0, 0, 0, 3)).data[0];
+    assert_eq!(
+        dropped_before, 20,
+        "the run-time deny entry dropped 10.9/16"
+    );
+
+    // Swap to the same program with CARRY: everything agrees, so everything is carried.
+    let (manifest, model) = example_package("firewall");
+    let image = container::build(&manifest, &model);
+    let second = stage_and_load(
+        &dev,
+        0,
+        &image,
+        &identity_of(&manifest, 0),
+        container::crc32(&image),
+    )
+    .unwrap();
+    assert_ne!(second, first as u32);
+    dev.slot_command(0, SlotOp::Activate, slot::ACTIVATE_CARRY)
+        .unwrap();
+    assert_eq!(read_cell(1).0, 30);
+    assert_eq!(read_cell(9).0, 20);
+    assert_eq!(
+        call(&dev, 0, &ControlEntry::new(0x01, 0, 0, 0, 4)).data[0],
+        20
+    );
+    // The carried entry still denies, and its handle still names it.
+    send([10, 9, 0, 8], 5);
+    assert_eq!(
+        call(&dev, 0, &ControlEntry::new(0x01, 0, 0, 0, 5)).data[0],
+        25
+    );
+    let del = ControlEntry::new(0x11, 0, acl.target, handle as u32, 6);
+    assert_eq!(
+        call(&dev, 0, &del).op,
+        0,
+        "TableRemove of the carried handle"
+    );
+
+    // Without CARRY the next unit starts fresh.
+    wait_for(|| dev.slot_state(0).unwrap().quiesced);
+    dev.slot_command(0, SlotOp::Free, 1).unwrap();
+    stage_and_load(
+        &dev,
+        0,
+        &image,
+        &identity_of(&manifest, 0),
+        container::crc32(&image),
+    )
+    .unwrap();
+    dev.slot_command(0, SlotOp::Activate, 0).unwrap();
+    assert_eq!(read_cell(1).0, 0);
+    assert_eq!(
+        call(&dev, 0, &ControlEntry::new(0x01, 0, 0, 0, 7)).data[0],
+        0
+    );
+}
+
+fn control_of(name: &str) -> scenic_scu_abi::control::ScuControl {
+    let (manifest, _) = example_package(name);
+    let m = scenic_scu_abi::manifest::Manifest::from_json(std::str::from_utf8(&manifest).unwrap())
+        .unwrap();
+    m.control.scus[0].clone()
+}
+
+#[test]
+fn the_carry_plan_lists_every_object_of_the_new_unit_once() {
+    use scenic_runtime::carry::CarryPlan;
+    let fw = control_of("firewall");
+    let same = CarryPlan::between(&fw, &fw);
+    // firewall.sn: 4 CSRs, table acl, map subnets, counter by_pod, meter limiter.
+    assert_eq!(same.items.len(), 4 + 1 + 1 + 1 + 1);
+    assert_eq!(same.fresh().count(), 0);
+    let router = control_of("l3_router");
+    let plan = CarryPlan::between(&fw, &router);
+    let objects = router.csrs.len()
+        + router.tables.len()
+        + router.maps.len()
+        + router.counters.len()
+        + router.meters.len();
+    assert_eq!(plan.items.len(), objects);
+    // No name of l3_router.sn's is one of firewall.sn's: nothing carried, each says why.
+    assert_eq!(plan.carried().count(), 0);
+    assert!(plan.fresh().all(|i| i.reason.contains("has no")));
+    // A CSR of the same name and another width is not carried.
+    let mut wider = fw.clone();
+    wider.csrs[3].width = 64;
+    let plan = CarryPlan::between(&fw, &wider);
+    let window = plan
+        .items
+        .iter()
+        .find(|i| i.name == "window_packets")
+        .unwrap();
+    assert_eq!(window.from, None);
+    assert!(window.reason.contains("width"));
+}

@@ -294,11 +294,13 @@ pub enum Feature {
     SteerTcp = 9,
     /// `MTU_MAX` > 1500.
     Jumbo = 10,
+    /// `ACTIVATE` can carry the old unit's state into the new one (`CARRY`).
+    StateCarry = 11,
 }
 
 impl Feature {
     /// Every feature, in bit order.
-    pub const ALL: [Feature; 11] = [
+    pub const ALL: [Feature; 12] = [
         Feature::RingDevmem,
         Feature::RingHostmem,
         Feature::Msix,
@@ -310,6 +312,7 @@ impl Feature {
         Feature::SteerRoce,
         Feature::SteerTcp,
         Feature::Jumbo,
+        Feature::StateCarry,
     ];
     /// The bit's mask in `FEATURES`.
     pub const fn mask(self) -> u64 {
@@ -329,13 +332,14 @@ impl Feature {
             Feature::SteerRoce => "F_STEER_ROCE",
             Feature::SteerTcp => "F_STEER_TCP",
             Feature::Jumbo => "F_JUMBO",
+            Feature::StateCarry => "F_STATE_CARRY",
         }
     }
 }
 
-/// The features the emulator sets (§2.2: bits 0, 3, 5, 7, 8, 9, 10).
+/// The features the emulator sets (§2.2: bits 0, 3, 5, 7, 8, 9, 10, 11).
 pub const EMULATOR_FEATURES: u64 =
-    (1 << 0) | (1 << 3) | (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10);
+    (1 << 0) | (1 << 3) | (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11);
 
 /// The fields of the `SLOTS` register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

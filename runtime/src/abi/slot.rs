@@ -123,6 +123,8 @@ regs! {
 pub const STAGE_WINDOW: u64 = 0x3_0000;
 /// Largest chunk of one `STAGE_WRITE`.
 pub const STAGE_CHUNK_MAX: u64 = 0x1_0000;
+/// `ACTIVATE` argument bit 0, `CARRY` (`F_STATE_CARRY`): copy the old unit's state at the switch.
+pub const ACTIVATE_CARRY: u64 = 1;
 /// The CSR window (§3.5): CSR word `N` at block + 0x20000 + 8N.
 pub const CSR_WINDOW: u64 = 0x2_0000;
 /// Words in the CSR window.

@@ -104,6 +104,36 @@ impl EmuServer {
         }
     }
 
+    /// The switch of an `ACTIVATE` in slot `k` to bank `new`, with the old active unit's state
+    /// carried first when `carry` (argument bit 0, `F_STATE_CARRY`); both under the slot's lock, so
+    /// no input falls between the copy and the switch.
+    pub(super) fn switch_units(&mut self, k: u8, new: Bank, carry: bool) {
+        let Some(slot) = self
+            .models
+            .as_ref()
+            .and_then(|m| m.banks.get(usize::from(k)))
+        else {
+            return;
+        };
+        let mut pair = slot.lock();
+        if carry {
+            if let Some(old) = pair.active.filter(|b| *b != new) {
+                let [b0, b1] = &mut pair.units;
+                let (old_unit, new_unit) = match old {
+                    Bank::B0 => (b0, b1),
+                    Bank::B1 => (b1, b0),
+                };
+                if let (Some(o), Some(n)) = (old_unit.as_mut(), new_unit.as_mut()) {
+                    let _ = super::carry::carry(o, n);
+                }
+            }
+        }
+        if pair.units[new as usize].is_some() {
+            pair.active = Some(new);
+            pair.mirror = false;
+        }
+    }
+
     /// A `QUEUE_RESET` of the control queue: serve it again.
     pub(super) fn restart_queue(&mut self, k: u8) {
         if let Some(s) = self

@@ -62,6 +62,17 @@ impl Unit {
         }
     }
 
+    /// The unit's control layout (the manifest's `control.scus[u]`).
+    pub fn control(&self) -> &ScuControl {
+        &self.control
+    }
+
+    /// Runs `f` on the unit's scu id and machine (the carry of a swap).
+    pub fn with_machine<R>(&mut self, f: impl FnOnce(ScuId, &mut Machine<'_>) -> R) -> R {
+        let scu = self.scu;
+        self.cell.with_dependent_mut(|_, machine| f(scu, machine))
+    }
+
     /// The unit's name.
     pub fn name(&self) -> &str {
         &self.control.name
