@@ -22,9 +22,7 @@ fn edit(path: &std::path::Path, from: &str, to: &str) {
 }
 
 fn open_err(dir: &std::path::Path) -> PackageError {
-    Package::open(dir)
-        .err()
-        .expect("the package must be refused")
+    Package::open(dir).expect_err("the package must be refused")
 }
 
 #[test]
