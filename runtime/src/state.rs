@@ -3,7 +3,7 @@
 //! runtime (the device has no "dump" op, so this is what `scenic table dump` prints).
 //!
 //! Where: `/run/scenic/NAME/`, or `/tmp/scenic-NAME/` where `/run/scenic` cannot be written (as
-//! the NIC's pid file, `nic.rs`). `NAME` is the device's map file name without its `scenic-`
+//! the NIC's pid file, `nic.rs`), or `$SCENIC_STATE_DIR/NAME/` when that is set. `NAME` is the device's map file name without its `scenic-`
 //! prefix (`/dev/shm/scenic-emu0` → `emu0`), so two devices never share a directory.
 //!
 //! Files: `slotK.lock` (the control queue's lock, held for one request/response), `slotK.nq.lock`
@@ -41,6 +41,9 @@ pub enum StateError {
     },
 }
 
+/// The environment variable that moves every device's state directory under another root.
+pub const STATE_DIR_ENV: &str = "SCENIC_STATE_DIR";
+
 /// The state directory of one device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateDir {
@@ -64,9 +67,13 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> StateError {
 }
 
 impl StateDir {
-    /// The directory of the device `dev` (module doc), created if needed.
+    /// The directory of the device `dev` (module doc), created if needed. `SCENIC_STATE_DIR`, when
+    /// set, replaces `/run/scenic` (tests; several runtimes side by side).
     pub fn of(dev: &Device) -> Result<StateDir, StateError> {
         let name = device_name(Path::new(dev.region().path()));
+        if let Some(root) = std::env::var_os(STATE_DIR_ENV) {
+            return StateDir::at(Path::new(&root).join(name));
+        }
         let run = PathBuf::from(format!("/run/scenic/{name}"));
         if std::fs::create_dir_all(&run).is_ok() && writable(&run) {
             return Ok(StateDir { path: run });

@@ -11,13 +11,12 @@ use std::thread::JoinHandle;
 use scenic_runtime::emu::{EmuConfig, EmuServer};
 use scenic_runtime::Device;
 
+#[path = "../common/packages.rs"]
+pub mod packages;
+
 /// Builds `examples/NAME.sn` into `dir` (the package layout of `scenicc build`).
 pub fn build_package(example: &str, dir: &Path) {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(format!("{example}.sn"));
-    let text = std::fs::read_to_string(&source).unwrap();
-    build_source(&format!("examples/{example}.sn"), &text, dir);
+    packages::write_example_package(example, dir);
 }
 
 /// Builds a program text into `dir`.
@@ -59,14 +58,24 @@ impl TestPackage {
 pub struct Emu {
     pub path: PathBuf,
     pub state: PathBuf,
+    banks: Option<scenic_runtime::emu::banks::Banks>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     _dir: tempfile::TempDir,
 }
 
 impl Emu {
+    /// The stage-1 server: loads are accepted (the default loader), nothing runs.
     pub fn start() -> Emu {
         Emu::start_with(|_| {})
+    }
+
+    /// The emulated device with its models: loads build units, the queues are served.
+    pub fn start_models() -> Emu {
+        let mut banks = None;
+        let mut emu = Emu::start_with(|s| banks = Some(s.enable_models()));
+        emu.banks = banks;
+        emu
     }
 
     /// Starts a server after `setup` (a loader, ...).
@@ -83,6 +92,7 @@ impl Emu {
         Emu {
             path,
             state,
+            banks: None,
             stop,
             thread: Some(thread),
             _dir: dir,
