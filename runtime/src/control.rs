@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn data_words_pack_low_bits_first() {
         let data = BigUint::from(0x1234u32) | (BigUint::from(7u32) << 130usize);
-        assert_eq!(data_words(&data, 4), vec![0x1234, 0, 1 << 2, 0]);
+        assert_eq!(data_words(&data, 4), vec![0x1234, 0, 7 << 2, 0]);
         assert_eq!(data_words(&BigUint::default(), 2), vec![0, 0]);
     }
 
