@@ -95,7 +95,7 @@ fn firewall_by_name() {
 }
 
 #[test]
-fn csr_window_writes_and_the_other_bank() {
+fn csr_window_writes_and_a_reload() {
     let p = TestPackage::new("l3_router");
     let emu = Emu::start_models();
     let dev = emu.open();
@@ -111,7 +111,7 @@ fn csr_window_writes_and_the_other_bank() {
         err.contains("48 bits") && err.contains("nothing was sent"),
         "{err}"
     );
-    // Load again: the old bank drains and is freed; a shadow bank is read by request.
+    // Load again: the old bank drains and is freed; the new unit starts from the initial values.
     load_with(&dev, 2, &pkg, None, &state).unwrap();
     let scu = Scu::attach_with(&dev, 2, &pkg, None, Which::Active, state).unwrap();
     assert_eq!(
