@@ -13,7 +13,16 @@
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC extends;
 //! - [`net`]: the emulated NIC's network side (port, host TAP, steering, datapath, slot engines);
-//! - [`nic`]: the emulated NIC as a process (`scenic nic up`).
+//! - [`nic`]: the emulated NIC as a process (`scenic nic up`);
+//! - [`container`]: the model container (image kind 1) and the staged identity;
+//!
+//! and the host's API by name over a package (issue 12):
+//! - [`package`]: [`Package::open`], a package directory read and verified;
+//! - [`state`]: the per-device state directory (slot locks, the journal of loads and entries);
+//! - [`control`]: a slot's control queue, one request and its response;
+//! - [`notify`]: a slot's notification ring, with loss detection;
+//! - [`load`]: staging, loading and activating a package's unit in a slot;
+//! - [`scu`]: [`Scu`], a loaded slot driven by name (CSRs, tables, counters, maps, meters).
 
 #![deny(missing_docs)]
 
@@ -21,14 +30,23 @@ pub mod abi;
 pub mod carry;
 pub mod command;
 pub mod container;
+pub mod control;
 pub mod device;
 pub mod emu;
 pub mod frame;
+pub mod load;
 pub mod net;
 pub mod nic;
+pub mod notify;
+pub mod package;
 pub mod region;
 pub mod ring;
+pub mod scu;
 pub mod slot_state;
+pub mod state;
 
 pub use device::{Device, DeviceError, Identity};
+pub use load::{load, LoadReport};
+pub use package::{Package, PackageError};
 pub use region::{Region, RegionError};
+pub use scu::{Scu, ScuError, Which};

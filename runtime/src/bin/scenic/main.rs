@@ -1,7 +1,10 @@
-//! `scenic`: the runtime's command line (issue 12). This stage: `nic up`, `nic down`, `status`.
+//! `scenic`: the runtime's command line (issue 12): `nic up`, `nic down`, `status`, and by name
+//! over a loaded package: `load`, `csr`, `table`, `counter`, `map`, `notify` (bpftool /
+//! simple_switch_CLI style; `--json` on every read). One file per command group.
 //!
-//! Exit codes as the compiler's: 0 ok, 1 errors, 2 usage or I/O (a name already up, an interface
-//! that cannot be opened, a device that is not there).
+//! Exit codes as the compiler's: 0 ok, 1 errors (a refused name, width or action, a damaged or
+//! mismatched package, a device refusal), 2 usage or I/O (a name already up, an interface that
+//! cannot be opened, a device or a file that is not there).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -9,7 +12,14 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use scenic_runtime::nic::{self, NicConfig, PidFile};
 
+mod common;
+mod counter;
+mod csr;
+mod load;
+mod map;
+mod notify;
 mod status;
+mod table;
 
 /// The SCENIC runtime: run the emulated NIC, and drive a SCENIC device.
 #[derive(Parser, Debug)]
@@ -33,6 +43,79 @@ enum Command {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Loads a package's unit into a slot and activates it (replacing what ran there).
+    Load {
+        /// The device (`emu0`).
+        name: String,
+        /// The slot (SCU slots 0-15; CC slots 16 and 17).
+        slot: u8,
+        /// The package directory (`scenicc build` output).
+        package: String,
+        /// The unit (scu or cc name) when the package has several.
+        #[arg(long)]
+        unit: Option<String>,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reads or writes a CSR of a slot, by name or word offset.
+    Csr {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        #[command(subcommand)]
+        action: csr::CsrAction,
+    },
+    /// Adds, removes, clears, sets the default of, or dumps a table of a slot.
+    Table {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        #[command(subcommand)]
+        action: table::TableAction,
+    },
+    /// Reads (or resets) a counter array of a slot.
+    Counter {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        /// The counter.
+        counter: String,
+        /// One cell (default: all).
+        index: Option<u64>,
+        /// Zero the cell (or every cell) instead of reading.
+        #[arg(long)]
+        reset: bool,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lists a map of a slot, or gets or deletes one key.
+    Map {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        /// The map.
+        map: String,
+        #[command(subcommand)]
+        action: Option<map::MapAction>,
+        /// JSON instead of text.
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// Reads a slot's notifications.
+    Notify {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        #[command(flatten)]
+        args: notify::NotifyArgs,
     },
 }
 
@@ -93,6 +176,31 @@ fn main() -> ExitCode {
             NicAction::Down { name } => down(&name),
         },
         Command::Status { name, json } => status::show(&name, json),
+        Command::Load {
+            name,
+            slot,
+            package,
+            unit,
+            json,
+        } => load::run(&name, slot, &package, unit.as_deref(), json),
+        Command::Csr { name, slot, action } => csr::run(&name, slot, &action),
+        Command::Table { name, slot, action } => table::run(&name, slot, &action),
+        Command::Counter {
+            name,
+            slot,
+            counter,
+            index,
+            reset,
+            json,
+        } => counter::run(&name, slot, &counter, index, reset, json),
+        Command::Map {
+            name,
+            slot,
+            map,
+            action,
+            json,
+        } => map::run(&name, slot, &map, action.as_ref(), json),
+        Command::Notify { name, slot, args } => notify::run(&name, slot, &args),
     };
     ExitCode::from(code)
 }
