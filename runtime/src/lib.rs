@@ -10,6 +10,7 @@
 //! - [`carry`]: which state a hot swap carries, decided from the two units' control layouts;
 //! - [`container`]: the model container (image kind 1) and the identity a load is checked against;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
+//! - [`swap`]: the hitless replacement of a slot's unit, carrying state where layouts agree;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC extends;
 //! - [`net`]: the emulated NIC's network side (port, host TAP, steering, datapath, slot engines);
@@ -44,9 +45,11 @@ pub mod ring;
 pub mod scu;
 pub mod slot_state;
 pub mod state;
+pub mod swap;
 
 pub use device::{Device, DeviceError, Identity};
 pub use load::{load, LoadReport};
 pub use package::{Package, PackageError};
 pub use region::{Region, RegionError};
 pub use scu::{Scu, ScuError, Which};
+pub use swap::{swap, SwapOptions, SwapReport};

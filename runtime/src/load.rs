@@ -78,7 +78,8 @@ pub fn load_with(
 ) -> Result<LoadReport, ScuError> {
     let (kind, index) = pkg.unit(unit)?;
     let name = pkg.unit_name(kind, index)?.to_string();
-    let base = dev.slot_block(k)?;
+    // A slot the device has, before anything else is checked.
+    dev.slot_block(k)?;
     let cc_slot = k == abi::CC_SLOT_A || k == abi::CC_SLOT_B;
     if (kind == UnitKind::Cc) != cc_slot {
         return Err(slot_error(
@@ -101,20 +102,8 @@ pub fn load_with(
     }
     let identity = pkg.identity(kind, index)?;
     let before = dev.slot_state(k)?;
-    clear_other_bank(dev, k)?;
-    let image = pkg.container();
-    dev.stage_image(k, IMAGE_MODEL, &image)?;
-    for (i, word) in identity.sha256_words().iter().enumerate() {
-        dev.write(base + slot::STAGE_SHA256 + 8 * i as u64, *word)?;
-    }
-    dev.write(base + slot::STAGE_NAME_HASH, identity.name_hash)?;
-    dev.write(base + slot::STAGE_FORMAT, identity.format)?;
-    dev.write(base + slot::STAGE_COMPILER, identity.compiler)?;
-    dev.write(base + slot::STAGE_UNIT, u64::from(index))?;
-    dev.write(base + slot::STAGE_CRC32, u64::from(crc32(&image)))?;
-    let loaded = dev.slot_command(k, SlotOp::Load, 0)?;
-    let bank = Bank::from_bit(loaded.detail & 1 == 1);
-    let load_ns = dev.read(base + slot::identity_block(bank) + slot::LOAD_NS)?;
+    let staged = stage_and_load(dev, k, pkg, kind, index)?;
+    let (bank, load_ns, image_bytes) = (staged.bank, staged.load_ns, staged.image_bytes);
     let mut replaced = None;
     let mut slow_path = false;
     if !cc_slot {
@@ -156,6 +145,49 @@ pub fn load_with(
         replaced,
         slow_path,
         active: !cc_slot,
+        image_bytes,
+    })
+}
+
+/// What [`stage_and_load`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Staged {
+    /// The bank that now holds the unit, `SHADOW`.
+    pub bank: Bank,
+    /// `LOAD_NS`.
+    pub load_ns: u64,
+    /// Bytes of the image.
+    pub image_bytes: usize,
+}
+
+/// Empties the non-active bank, stages the package's container with the unit's identity and
+/// issues `LOAD`: the unit is then `SHADOW` in the returned bank.
+pub(crate) fn stage_and_load(
+    dev: &Device,
+    k: u8,
+    pkg: &Package,
+    kind: UnitKind,
+    index: u16,
+) -> Result<Staged, ScuError> {
+    let base = dev.slot_block(k)?;
+    let identity = pkg.identity(kind, index)?;
+    clear_other_bank(dev, k)?;
+    let image = pkg.container();
+    dev.stage_image(k, IMAGE_MODEL, &image)?;
+    for (i, word) in identity.sha256_words().iter().enumerate() {
+        dev.write(base + slot::STAGE_SHA256 + 8 * i as u64, *word)?;
+    }
+    dev.write(base + slot::STAGE_NAME_HASH, identity.name_hash)?;
+    dev.write(base + slot::STAGE_FORMAT, identity.format)?;
+    dev.write(base + slot::STAGE_COMPILER, identity.compiler)?;
+    dev.write(base + slot::STAGE_UNIT, u64::from(index))?;
+    dev.write(base + slot::STAGE_CRC32, u64::from(crc32(&image)))?;
+    let loaded = dev.slot_command(k, SlotOp::Load, 0)?;
+    let bank = Bank::from_bit(loaded.detail & 1 == 1);
+    let load_ns = dev.read(base + slot::identity_block(bank) + slot::LOAD_NS)?;
+    Ok(Staged {
+        bank,
+        load_ns,
         image_bytes: image.len(),
     })
 }
@@ -199,7 +231,7 @@ fn clear_other_bank(dev: &Device, k: u8) -> Result<(), ScuError> {
 }
 
 /// Waits for `QUIESCED`, then frees the draining bank.
-fn free_when_quiesced(dev: &Device, k: u8) -> Result<(), ScuError> {
+pub(crate) fn free_when_quiesced(dev: &Device, k: u8) -> Result<(), ScuError> {
     let started = Instant::now();
     while !dev.slot_state(k)?.quiesced {
         if started.elapsed() > QUIESCE_TIMEOUT {

@@ -19,6 +19,7 @@ mod load;
 mod map;
 mod notify;
 mod status;
+mod swap;
 mod table;
 
 /// The SCENIC runtime: run the emulated NIC, and drive a SCENIC device.
@@ -55,6 +56,28 @@ enum Command {
         /// The unit (scu or cc name) when the package has several.
         #[arg(long)]
         unit: Option<String>,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replaces a slot's running unit without losing a packet, carrying state where the layouts
+    /// agree; prints what was carried and what started fresh.
+    Swap {
+        /// The device.
+        name: String,
+        /// The slot.
+        slot: u8,
+        /// The new package directory.
+        package: String,
+        /// The unit when the package has several.
+        #[arg(long)]
+        unit: Option<String>,
+        /// Start the new unit fresh: carry nothing.
+        #[arg(long)]
+        fresh: bool,
+        /// Let the new unit see the live inputs for this many milliseconds before the switch.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        warm_up: u64,
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -201,6 +224,15 @@ fn main() -> ExitCode {
             json,
         } => map::run(&name, slot, &map, action.as_ref(), json),
         Command::Notify { name, slot, args } => notify::run(&name, slot, &args),
+        Command::Swap {
+            name,
+            slot,
+            package,
+            unit,
+            fresh,
+            warm_up,
+            json,
+        } => swap::run(&name, slot, &package, unit.as_deref(), fresh, warm_up, json),
     };
     ExitCode::from(code)
 }
