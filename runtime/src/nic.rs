@@ -16,8 +16,8 @@ use crate::region::RegionError;
 pub struct NicConfig {
     /// Instance name (`emu:NAME`).
     pub name: String,
-    /// The network port: an existing interface.
-    pub port: String,
+    /// The network ports, port 0 first: existing interfaces (1–4).
+    pub ports: Vec<String>,
     /// The host side: the TAP netdev to create.
     pub host_tap: String,
     /// SCU slots, 1–16.
@@ -40,6 +40,9 @@ pub enum NicError {
         /// The system's error.
         source: std::io::Error,
     },
+    /// Not 1–4 network ports.
+    #[error("{0} network ports given: the emulated NIC has 1 to 4")]
+    Ports(usize),
     /// The MTU is outside 68..=MTU_MAX.
     #[error("MTU {0} is outside 68..={EMU_MTU_MAX}")]
     Mtu(u32),
@@ -52,7 +55,7 @@ impl NicError {
     /// Exit code: 2 for a name in use or an attachment that cannot be opened (usage/IO), 1 else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            NicError::Emu(_) | NicError::Attach { .. } | NicError::Mtu(_) => 2,
+            NicError::Emu(_) | NicError::Attach { .. } | NicError::Mtu(_) | NicError::Ports(_) => 2,
             NicError::Region(_) => 1,
         }
     }
@@ -63,25 +66,32 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
     if !(68..=EMU_MTU_MAX as u32).contains(&config.mtu) {
         return Err(NicError::Mtu(config.mtu));
     }
+    if config.ports.is_empty() || config.ports.len() > 4 {
+        return Err(NicError::Ports(config.ports.len()));
+    }
     let emu = EmuConfig {
         instance: config.name.clone(),
         scu_slots: config.slots,
+        ports: config.ports.len() as u8,
         ..EmuConfig::default()
     };
     let mut server = EmuServer::create(&format!("emu:{}", config.name), emu)?;
     let banks = server.enable_models();
-    let attach = || -> Result<(PacketPort, Tap), NicError> {
-        let port = PacketPort::bind(&config.port).map_err(|source| NicError::Attach {
-            what: format!("network port `{}`", config.port),
-            source,
-        })?;
+    let attach = || -> Result<(Vec<PacketPort>, Tap), NicError> {
+        let mut ports = Vec::new();
+        for (p, name) in config.ports.iter().enumerate() {
+            ports.push(PacketPort::bind(name).map_err(|source| NicError::Attach {
+                what: format!("network port {p} `{name}`"),
+                source,
+            })?);
+        }
         let tap = Tap::create(&config.host_tap, config.mtu).map_err(|source| NicError::Attach {
             what: format!("host TAP `{}`", config.host_tap),
             source,
         })?;
-        Ok((port, tap))
+        Ok((ports, tap))
     };
-    let (port, tap) = match attach() {
+    let (ports, tap) = match attach() {
         Ok(pair) => pair,
         Err(e) => {
             let _ = server.shutdown();
@@ -92,7 +102,10 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         scu_slots: config.slots,
         ..DatapathConfig::default()
     };
-    let ports: Vec<Box<dyn FrameIo>> = vec![Box::new(port)];
+    let ports: Vec<Box<dyn FrameIo>> = ports
+        .into_iter()
+        .map(|p| Box::new(p) as Box<dyn FrameIo>)
+        .collect();
     let mut datapath = Datapath::new(
         server.shared_region(),
         dp_config,

@@ -322,7 +322,14 @@ fn tcp_transfer_of(lab: &Lab, mib: u32) {
     let from = format!("FILE:{}", src.display());
     let sent = run(&mut ns(
         &lab.host,
-        &["timeout", "60", "socat", "-u", &from, "TCP:10.77.0.2:5001,retry=50,interval=0.1"],
+        &[
+            "timeout",
+            "60",
+            "socat",
+            "-u",
+            &from,
+            "TCP:10.77.0.2:5001,retry=50,interval=0.1",
+        ],
     ));
     let status = server.wait().unwrap_or_else(|e| panic!("{e}"));
     let secs = started.elapsed().as_secs_f64();
@@ -500,4 +507,161 @@ fn firewall_acl_notifications_and_swaps_under_tcp() {
         d(&["slots", "0", "counters", "out_host_pkts"]),
         "every input to slot 0 reached the host across both swaps"
     );
+}
+
+/// The MAC address of `dev` in namespace `netns`.
+fn mac_of(netns: &str, dev: &str) -> String {
+    let out = ip(&["-n", netns, "-br", "link", "show", dev]).unwrap_or_else(|e| panic!("{e}"));
+    out.split_whitespace()
+        .nth(2)
+        .unwrap_or_else(|| panic!("no MAC in {out}"))
+        .to_string()
+}
+
+/// Namespaces A (10.77.0.2/24) and B (10.88.0.2/24), each on its own veth to one port of the NIC
+/// (A on port 0, B on port 1), the NIC in namespace `host`; removed on drop.
+struct Routed {
+    a: String,
+    b: String,
+    host: String,
+    name: String,
+    nic: Option<Child>,
+}
+
+impl Routed {
+    fn new() -> Result<Routed, String> {
+        let id = std::process::id();
+        let r = Routed {
+            a: format!("sra{id}"),
+            b: format!("srb{id}"),
+            host: format!("srh{id}"),
+            name: format!("sr{id}"),
+            nic: None,
+        };
+        for n in [&r.a, &r.b, &r.host] {
+            ip(&["netns", "add", n])?;
+            ip(&["-n", n, "link", "set", "lo", "up"])?;
+        }
+        for (side, addr, gw) in [
+            (&r.a, "10.77.0.2/24", "10.77.0.1"),
+            (&r.b, "10.88.0.2/24", "10.88.0.1"),
+        ] {
+            let (near, far) = (format!("{side}n"), format!("{side}f"));
+            ip(&["link", "add", &near, "type", "veth", "peer", "name", &far])?;
+            ip(&["link", "set", &far, "netns", side])?;
+            ip(&["link", "set", &near, "netns", &r.host])?;
+            ip(&["-n", &r.host, "link", "set", &near, "up"])?;
+            ip(&["-n", side, "link", "set", &far, "up"])?;
+            ip(&["-n", side, "link", "set", &far, "gso_max_segs", "1"])?;
+            ip(&["-n", side, "addr", "add", addr, "dev", &far])?;
+            ip(&["-n", side, "route", "add", "default", "via", gw])?;
+            // The router answers no ARP on the wire (ARP goes to the host): a static neighbour.
+            ip(&[
+                "-n",
+                side,
+                "neigh",
+                "add",
+                gw,
+                "lladdr",
+                "02:00:00:00:00:01",
+                "dev",
+                &far,
+                "nud",
+                "permanent",
+            ])?;
+        }
+        Ok(r)
+    }
+}
+
+impl Drop for Routed {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.nic.take() {
+            let _ = run(Command::new(SCENIC).args(["nic", "down", &self.name]));
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for n in [&self.a, &self.b, &self.host] {
+            let _ = ip(&["netns", "del", n]);
+        }
+    }
+}
+
+/// l3_router between two subnets on two ports (issue item 5): A pings B through the router, the
+/// far host sees the TTL decremented once (64 → 63 in ping's output) and answers, which it only
+/// does when the router's incrementally patched IPv4 checksum is valid (Linux drops the rest).
+#[test]
+fn l3_router_routes_between_two_ports() {
+    if !is_root() {
+        return skip("needs root to create network namespaces");
+    }
+    if !have("ip") || !have("ping") {
+        return skip("`ip` or `ping` is not installed (scripts/test.sh installs them)");
+    }
+    let mut r = match Routed::new() {
+        Ok(r) => r,
+        Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
+    };
+    let (pa, pb) = (format!("{}n", r.a), format!("{}n", r.b));
+    let tap = format!("srt{}", std::process::id());
+    let child = ns(
+        &r.host,
+        &[SCENIC, "nic", "up", &r.name, "--port", &pa, "--port", &pb],
+    )
+    .args(["--host-tap", &tap, "--slots", "1"])
+    .stdin(Stdio::null())
+    .spawn()
+    .unwrap_or_else(|e| panic!("{e}"));
+    r.nic = Some(child);
+    let until = Instant::now() + Duration::from_secs(10);
+    while Device::open(&format!("emu:{}", r.name)).is_err() {
+        assert!(Instant::now() < until, "the NIC did not come up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pkgs = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = pkgs.path().join("l3_router");
+    common::packages::write_example_package("l3_router", &dir);
+    let name = r.name.clone();
+    scenic(&["load", &name, "0", &dir.display().to_string()]);
+    let (mac_a, mac_b) = (
+        mac_of(&r.a, &format!("{}f", r.a)),
+        mac_of(&r.b, &format!("{}f", r.b)),
+    );
+    scenic(&[
+        "table",
+        &name,
+        "0",
+        "add",
+        "routes",
+        "10.88.0.0/24",
+        "forward",
+        "1",
+        &mac_b,
+    ]);
+    scenic(&[
+        "table",
+        &name,
+        "0",
+        "add",
+        "routes",
+        "10.77.0.0/24",
+        "forward",
+        "0",
+        &mac_a,
+    ]);
+    let out = run(&mut ns(
+        &r.a,
+        &["ping", "-c", "5", "-i", "0.05", "-W", "2", "10.88.0.2"],
+    ))
+    .unwrap_or_else(|e| panic!("A → B through l3_router: {e}"));
+    // B's replies left B with TTL 64 and crossed the router once: A sees 63.
+    assert!(out.contains("ttl=63"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&scenic(&["csr", &name, "0", "get", "forwarded", "--json"]))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        v["value"].as_u64().unwrap_or(0) >= 10,
+        "5 requests and 5 replies forwarded: {v}"
+    );
+    println!("A → B routed: {}", rtt(&out));
 }

@@ -148,9 +148,9 @@ enum NicAction {
     Up {
         /// The instance name: the map is /dev/shm/scenic-NAME.
         name: String,
-        /// The network port: an existing interface (a veth end, a NIC).
-        #[arg(long)]
-        port: String,
+        /// A network port: an existing interface (a veth end, a NIC); repeat for ports 1–3.
+        #[arg(long = "port", required = true, action = clap::ArgAction::Append)]
+        ports: Vec<String>,
         /// The host side: the TAP netdev to create.
         #[arg(long = "host-tap")]
         host_tap: String,
@@ -177,7 +177,7 @@ fn main() -> ExitCode {
         Command::Nic { action } => match action {
             NicAction::Up {
                 name,
-                port,
+                ports,
                 host_tap,
                 slots,
                 mtu,
@@ -185,7 +185,7 @@ fn main() -> ExitCode {
             } => {
                 let config = NicConfig {
                     name,
-                    port,
+                    ports,
                     host_tap,
                     slots,
                     mtu,
@@ -258,7 +258,7 @@ fn up(config: &NicConfig) -> u8 {
         pid_file = PidFile::write(name).ok();
         eprintln!(
             "{name} up: port {} <-> host TAP {}, {} slots (pid {})",
-            config.port,
+            config.ports.join(", "),
             config.host_tap,
             config.slots,
             std::process::id()
@@ -286,7 +286,8 @@ fn up_daemon(config: &NicConfig) -> u8 {
         let out = std::fs::File::create(&log)?;
         let err = out.try_clone()?;
         std::process::Command::new(exe)
-            .args(["nic", "up", &config.name, "--port", &config.port])
+            .args(["nic", "up", &config.name])
+            .args(config.ports.iter().flat_map(|p| ["--port", p.as_str()]))
             .args(["--host-tap", &config.host_tap])
             .args(["--slots", &config.slots.to_string()])
             .args(["--mtu", &config.mtu.to_string()])
