@@ -221,6 +221,17 @@ pub fn stop_on_signals() -> &'static AtomicBool {
     &STOP
 }
 
+/// Restores the default action of `SIGPIPE` (the Rust runtime ignores it): a reader that goes
+/// away (`scenic status emu0 | head`) ends the command quietly, as with any Unix tool, instead of
+/// a failed write to stdout.
+#[allow(unsafe_code)]
+pub fn default_sigpipe() {
+    // SAFETY: installs the default disposition; no handler code runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Sends `SIGTERM` to `pid`.
 #[allow(unsafe_code)]
 pub fn terminate(pid: i32) -> std::io::Result<()> {

@@ -172,6 +172,7 @@ enum NicAction {
 }
 
 fn main() -> ExitCode {
+    nic::default_sigpipe();
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Nic { action } => match action {
