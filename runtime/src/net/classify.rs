@@ -66,7 +66,7 @@ pub fn classify(frame: &[u8]) -> Class {
 }
 
 /// The EtherType after at most two VLAN tags, and where the L3 header starts.
-fn ethertype(frame: &[u8]) -> Option<(u16, usize)> {
+pub(crate) fn ethertype(frame: &[u8]) -> Option<(u16, usize)> {
     let mut at = 12;
     loop {
         let t = u16::from_be_bytes([*frame.get(at)?, *frame.get(at + 1)?]);

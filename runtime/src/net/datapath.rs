@@ -16,7 +16,8 @@
 //!
 //! Counting: `RX_PKTS`/`RX_BYTES` count every frame a port received, `RX_DROPS` those of them
 //! dropped before steering (longer than `MTU + 18`, or a full slow-path queue). A frame larger than
-//! the receive buffer is dropped and counted, never truncated.
+//! the receive buffer is dropped and counted, never truncated. A TCP super-frame (TSO or GRO) is
+//! cut into the segments a wire would carry ([`super::gso`]) and they are counted, each a frame.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -288,6 +289,15 @@ impl Datapath {
     }
 
     fn rx_port(&mut self, p: u8, n: usize) {
+        if self.too_long(n) && n <= self.buf.len() {
+            // A TCP super-frame (TSO from a veth peer, GRO): the segments a wire would carry.
+            if let Some(segments) = super::gso::segment_tcp(&self.buf[..n], self.mtu as usize) {
+                for seg in segments {
+                    self.rx_frame(p, seg);
+                }
+                return;
+            }
+        }
         self.port_bump(p, global::RX_PKTS, 1);
         self.port_bump(p, global::RX_BYTES, n as u64);
         if self.too_long(n) || n < 14 {
@@ -295,6 +305,22 @@ impl Datapath {
             return;
         }
         let data = self.buf[..n].to_vec();
+        self.steer(p, data);
+    }
+
+    /// One frame a port received (a segment of a super-frame): counted, then steered.
+    fn rx_frame(&mut self, p: u8, data: Vec<u8>) {
+        self.port_bump(p, global::RX_PKTS, 1);
+        self.port_bump(p, global::RX_BYTES, data.len() as u64);
+        if self.too_long(data.len()) || data.len() < 14 {
+            self.port_bump(p, global::RX_DROPS, 1);
+            return;
+        }
+        self.steer(p, data);
+    }
+
+    /// The prefilter (§2.3) and the enqueue of one frame from port `p`.
+    fn steer(&mut self, p: u8, data: Vec<u8>) {
         let class = classify(&data);
         let (steered, miss_shift) = match class {
             Class::Roce(qpn) => (self.steering.roce.lookup(qpn), Some(0)),

@@ -9,6 +9,7 @@
 
 pub mod classify;
 pub mod datapath;
+pub mod gso;
 pub mod steer;
 pub mod sys;
 
