@@ -910,6 +910,8 @@ impl Drop for Lab {
             let _ = c.kill();
             let _ = c.wait();
         }
+        // The stopped NIC leaves its map file (32 MiB of tmpfs) behind.
+        let _ = std::fs::remove_file(format!("/dev/shm/scenic-{}", self.name));
         remove_namespace(&self.wire);
         remove_namespace(&self.host);
     }
@@ -944,6 +946,7 @@ fn remove_stale_labs() {
         if stale {
             println!("nic_figures: removing namespace {name} of an earlier run");
             remove_namespace(name);
+            let _ = std::fs::remove_file(format!("/dev/shm/scenic-{PREFIX}{rest}"));
         }
     }
 }
