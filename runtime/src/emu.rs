@@ -146,6 +146,7 @@ pub struct EmuServer {
     loader: Loader,
     resets: Arc<AtomicU64>,
     fence_gate: Option<Arc<AtomicU64>>,
+    fence_waker: Option<Arc<crate::net::sys::Waker>>,
     models: Option<models::Models>,
 }
 
@@ -229,6 +230,7 @@ impl EmuServer {
             loader: default_loader(),
             resets: Arc::new(AtomicU64::new(0)),
             fence_gate: None,
+            fence_waker: None,
             models: None,
             config,
         };
@@ -259,6 +261,12 @@ impl EmuServer {
     /// a fence value is published only once `gate` holds it too (§1.3 covers every host write).
     pub fn set_fence_gate(&mut self, gate: Arc<AtomicU64>) {
         self.fence_gate = Some(gate);
+    }
+
+    /// What the server signals when a fence waits for the gate's owner (the datapath's
+    /// [`crate::net::Datapath::waker`]), so an idle datapath applies the host's writes at once.
+    pub fn set_fence_waker(&mut self, waker: Arc<crate::net::sys::Waker>) {
+        self.fence_waker = Some(waker);
     }
 
     /// Counts global resets; the datapath clears what it owns (steering, `MTU`) when it moves.
@@ -433,6 +441,9 @@ impl EmuServer {
         {
             self.region
                 .store(global::DEV_FENCE, fence, Ordering::Release)?;
+        } else if let Some(waker) = &self.fence_waker {
+            // The datapath has not applied the host's writes yet: end its idle wait.
+            waker.wake();
         }
         Ok(())
     }

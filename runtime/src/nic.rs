@@ -117,9 +117,12 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         datapath.set_engine(k, Box::new(ModelEngine::new(banks.clone(), k)));
     }
     server.set_fence_gate(datapath.fence_gate());
+    if let Some(waker) = datapath.waker() {
+        server.set_fence_waker(waker);
+    }
     ready();
     let freeze = AtomicBool::new(false);
-    std::thread::scope(|scope| {
+    let ran = std::thread::scope(|scope| {
         let dp = scope.spawn(|| {
             let out = datapath.run(stop);
             // A failed datapath stops the device: the map must not look alive without it.
@@ -130,7 +133,13 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
         stop.store(true, Ordering::Release);
         let carried = dp.join().unwrap_or(Ok(()));
         served.and(carried)
-    })?;
+    });
+    // The device is gone: its map file and the slot journals that described its units go too
+    // (clients that still map the file keep their mapping and see READY clear).
+    let map = std::path::PathBuf::from(server.region().path());
+    let _ = std::fs::remove_file(&map);
+    crate::state::forget_journals(&map);
+    ran?;
     Ok(())
 }
 

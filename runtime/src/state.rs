@@ -66,6 +66,31 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> StateError {
     }
 }
 
+/// Removes the slot journals of the device whose map is `map` from every place [`StateDir::of`]
+/// may have put them: the device is gone, and a journal must not outlive the units it describes
+/// (a device of the same name started later holds nothing). Lock files stay (a client may hold one).
+pub fn forget_journals(map: &Path) {
+    let name = device_name(map);
+    let mut dirs = vec![
+        PathBuf::from(format!("/run/scenic/{name}")),
+        PathBuf::from(format!("/tmp/scenic-{name}")),
+    ];
+    if let Some(root) = std::env::var_os(STATE_DIR_ENV) {
+        dirs.push(Path::new(&root).join(&name));
+    }
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            if file.starts_with("slot") && file.ends_with(".json") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 impl StateDir {
     /// The directory of the device `dev` (module doc), created if needed. `SCENIC_STATE_DIR`, when
     /// set, replaces `/run/scenic` (tests; several runtimes side by side).

@@ -295,6 +295,11 @@ fn pass_through_carries_linux_traffic() {
         assert!(status.success(), "{status}");
     }
     assert!(!lab.tap_exists(), "the TAP is gone with the NIC");
+    let map = format!("/dev/shm/scenic-{}", lab.name);
+    assert!(
+        !std::path::Path::new(&map).exists(),
+        "{map} is removed with the NIC"
+    );
 }
 
 /// 8 MiB from the host side to the wire side over TCP, compared byte for byte.

@@ -91,6 +91,7 @@ pub struct Datapath {
     resets: Arc<AtomicU64>,
     resets_seen: u64,
     fence: Arc<AtomicU64>,
+    waker: Option<Arc<super::sys::Waker>>,
     pending: HashMap<u64, u64>,
     buf: Vec<u8>,
 }
@@ -133,6 +134,7 @@ impl Datapath {
             started,
             resets_seen: resets.load(Ordering::Acquire),
             fence: Arc::new(AtomicU64::new(0)),
+            waker: super::sys::Waker::new().ok().map(Arc::new),
             resets,
             pending: HashMap::new(),
             buf: vec![0; RX_BUF],
@@ -156,16 +158,27 @@ impl Datapath {
         Arc::clone(&self.fence)
     }
 
+    /// What ends the datapath's idle wait besides its ports: the server wakes it when the host
+    /// asks for a fence (`None` when no eventfd could be made: the 1 ms wait bounds the fence).
+    pub fn waker(&self) -> Option<Arc<super::sys::Waker>> {
+        self.waker.clone()
+    }
+
     /// Runs turns until `stop` is set; a map error ends it.
     pub fn run(&mut self, stop: &AtomicBool) -> Result<(), RegionError> {
         let mut fds: Vec<_> = self.ports.iter().filter_map(|p| p.fd()).collect();
         fds.extend(self.host.fd());
+        let has_io = !fds.is_empty();
+        fds.extend(self.waker.as_ref().map(|w| w.fd()));
         while !stop.load(Ordering::Acquire) {
             if self.turn()? == 0 {
-                if fds.is_empty() {
-                    std::thread::sleep(Duration::from_micros(100));
-                } else {
+                if has_io {
                     wait_readable(&fds, 1);
+                    if let Some(w) = &self.waker {
+                        w.drain();
+                    }
+                } else {
+                    std::thread::sleep(Duration::from_micros(100));
                 }
             }
         }
