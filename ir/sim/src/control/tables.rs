@@ -96,7 +96,7 @@ pub(super) fn add(
         .keys
         .iter()
         .zip(&def.keys)
-        .map(|(m, k)| compile_match(m, width_of(&k.ty, module)))
+        .map(|(m, k)| compile_match(m, k.kind, width_of(&k.ty, module)))
         .collect();
     let handles = Handles::of(tc);
     let handle = handles.next(state).ok_or(Refused::with(Status::Full))?;
