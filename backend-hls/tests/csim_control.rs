@@ -367,34 +367,43 @@ fn bad_targets(p: &mut Pair<'_>) {
     p.send(Op::MeterConfigure, l.meters.len() as u16, 0, 0u32.into());
 }
 
-fn run(name: &str, path: &Path, ap_types: &Path, seed: u64) -> BTreeSet<u8> {
+fn load(path: &Path) -> scenic_ir::Module {
     let mut session = scenic_frontend::Session::new();
     session.add_path(path).expect("program loads");
-    let module = scenic_lower::lower_session(&mut session).expect("program lowers");
+    scenic_lower::lower_session(&mut session).expect("program lowers")
+}
+
+/// The interpreter and the C-simulated kernel of `module`'s first scu.
+fn pair<'m>(name: &str, module: &'m scenic_ir::Module, ap_types: &Path, seed: u64) -> Pair<'m> {
     let info = scenic_ir::Validator::new()
-        .validate(&module)
+        .validate(module)
         .expect("validates");
     let files =
-        scenic_backend_hls::write_kernel(&module, &info, &scenic_backend_hls::Options::default())
+        scenic_backend_hls::write_kernel(module, &info, &scenic_backend_hls::Options::default())
             .expect("generates");
-    let layout = ControlLayout::new(&module, &info);
+    let layout = ControlLayout::new(module, &info);
     assert_eq!(
         layout, files.control,
         "the layout the kernel was generated from"
     );
     let csim =
-        CsimDevice::new(&module, &files, ap_types, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let mut p = Pair {
+        CsimDevice::new(module, &files, ap_types, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    Pair {
         name: name.to_string(),
         scu: ScuId::from_u32(0),
-        machine: Machine::new(&module),
+        machine: Machine::new(module),
         csim,
         layout: layout.scus[0].clone(),
         data_bits: layout.data_bits,
         rng: Rng(seed),
         requests: 0,
         statuses: BTreeSet::new(),
-    };
+    }
+}
+
+fn run(name: &str, path: &Path, ap_types: &Path, seed: u64) -> BTreeSet<u8> {
+    let module = load(path);
+    let mut p = pair(name, &module, ap_types, seed);
     p.packets(8);
     csrs(&mut p);
     for t in p.layout.tables.clone() {
@@ -443,4 +452,95 @@ fn control_requests_match_the_kernel() {
     ] {
         assert!(statuses.contains(&(s as u8)), "no request answered {s:?}");
     }
+}
+
+/// A packet to both sides of `control_ops` (destination MAC ending in `sel`, IPv4 to `dst` with
+/// protocol `proto`); the network port it leaves on, the same on both sides.
+fn ops_port(p: &mut Pair<'_>, sel: u8, dst: [u8; 4], proto: u8) -> u8 {
+    let mut pkt = vec![2, 0, 0, 0, 0, sel, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    pkt.extend([0x45, 0, 0, 46, 0, 0, 0, 0, 64, proto, 0, 0, 10, 9, 9, 9]);
+    pkt.extend(dst);
+    pkt.resize(64, 0);
+    let a = Device::packet(&mut p.machine, p.scu, &pkt, 0, 0).expect("interpreter");
+    let b = p.csim.packet(p.scu, &pkt, 0, 0).expect("csim");
+    assert_eq!(a, b, "{}: a packet to {dst:?}, protocol {proto}", p.name);
+    match a.as_slice() {
+        [(scenic_interp::Destination::Network(port), _)] => *port,
+        other => panic!("one output to the network expected, got {other:?}"),
+    }
+}
+
+/// Two rules of docs/language.md on both sides, with the expected results taken from it (not
+/// from either side's output), on `control_ops.sn`:
+///
+/// - §7.9.3: "The host may replace the default action at run time, except in a constant table":
+///   `TableSetDefault` on `fixed` (constant: `entries` and no `size`, §7.9.4) is refused with
+///   `Constant`, and a miss still runs `fx_out(5)`. The kernel once answered `Ok` and replaced it.
+/// - §7.9.6: in `routes` (`ip.dst: lpm, ip.protocol: exact`) the exact key must match but does
+///   not rank entries: only the lpm prefix does. An entry whose exact key is "any" (the record's
+///   flag; the runtime refuses it, §7.9.8, but the kernel takes it) competes on its prefix alone:
+///   `11.0.0.0/16, any` beats `11.0.0.0/9, 6` for 11.0.x.x protocol 6, whatever the order they
+///   were added in. The kernel once added the width of every valued exact key to the prefix
+///   length, so the /9 (9 + 8) beat the /16.
+#[test]
+fn language_rules_hold_on_both_sides() {
+    let Some(ap_types) = common::ap_types_or_skip("csim_control") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let module = load(&root.join("../ir/sim/tests/programs/control_ops.sn"));
+    let mut p = pair("control_ops (language.md)", &module, &ap_types, 1);
+    let status = |r: Response| Status::from_code(r.status).expect("a known status");
+
+    // §7.9.3 on the constant table `fixed` (selector 3): 17 => fx_out(17), default fx_out(5).
+    let fixed = p.layout.table("fixed").expect("fixed").clone();
+    assert_eq!(ops_port(&mut p, 3, [10, 0, 0, 1], 6), 5, "the default");
+    let rec = fixed
+        .encode_default(0, &[BigUint::from(12u32)])
+        .expect("encodes");
+    let r = p.send(Op::TableSetDefault, fixed.target, 0, rec);
+    assert_eq!(status(r), Status::Constant, "a constant table's default");
+    assert_eq!(ops_port(&mut p, 3, [10, 0, 0, 1], 6), 5, "the default kept");
+    assert_eq!(ops_port(&mut p, 3, [10, 0, 0, 1], 17), 17, "the entry kept");
+    let bad = BigUint::from(fixed.actions.len() as u64);
+    let r = p.send(Op::TableSetDefault, fixed.target, 0, bad);
+    assert_eq!(status(r), Status::BadAction, "the action is checked first");
+
+    // §7.9.6 on `routes` (selector 1): constant 10.0.0.0/8, 6 => rt_out(1), default rt_out(9).
+    let routes = p.layout.table("routes").expect("routes").clone();
+    let lpm =
+        |a: [u8; 4], len: u32| KeyMatch::Lpm(Const::from_u64(u32::from_be_bytes(a).into()), len);
+    let tcp = KeyMatch::Exact(Const::from_u64(6));
+    let add = |p: &mut Pair<'_>, keys: [KeyMatch; 2], port: u32| {
+        let rec = routes
+            .encode_entry(&keys, 0, &[BigUint::from(port)], 0)
+            .expect("encodes");
+        let r = p.send(Op::TableAdd, routes.target, 0, rec);
+        assert_eq!(status(r), Status::Ok, "adds {keys:?}");
+    };
+    // The /9 with the exact key first, then the /16 with "any".
+    add(&mut p, [lpm([11, 0, 0, 0], 9), tcp.clone()], 21);
+    add(&mut p, [lpm([11, 0, 0, 0], 16), KeyMatch::Any], 22);
+    assert_eq!(ops_port(&mut p, 1, [11, 0, 1, 1], 6), 22, "/16 beats /9");
+    assert_eq!(ops_port(&mut p, 1, [11, 0, 1, 1], 17), 22, "only the /16");
+    assert_eq!(ops_port(&mut p, 1, [11, 1, 0, 1], 6), 21, "only the /9");
+    assert_eq!(ops_port(&mut p, 1, [11, 1, 0, 1], 17), 9, "a miss");
+    // The other order: the /16 with "any" first, then the /9 with the exact key.
+    add(&mut p, [lpm([12, 0, 0, 0], 16), KeyMatch::Any], 23);
+    add(&mut p, [lpm([12, 0, 0, 0], 9), tcp.clone()], 24);
+    assert_eq!(ops_port(&mut p, 1, [12, 0, 1, 1], 6), 23, "/16 beats /9");
+    assert_eq!(ops_port(&mut p, 1, [12, 1, 0, 1], 6), 24, "only the /9");
+    // A longer prefix with "any" beats the constant /8 with the exact key, and a /32 given as
+    // a value (a full-length prefix, §7.9.1) beats them all.
+    add(&mut p, [lpm([10, 1, 0, 0], 16), KeyMatch::Any], 25);
+    assert_eq!(
+        ops_port(&mut p, 1, [10, 1, 2, 3], 6),
+        25,
+        "/16 beats the constant /8"
+    );
+    assert_eq!(ops_port(&mut p, 1, [10, 2, 2, 3], 6), 1, "the constant /8");
+    let host = KeyMatch::Exact(Const::from_u64(u32::from_be_bytes([10, 1, 2, 3]).into()));
+    add(&mut p, [host, tcp], 26);
+    assert_eq!(ops_port(&mut p, 1, [10, 1, 2, 3], 6), 26, "/32 beats /16");
+    assert_eq!(ops_port(&mut p, 1, [10, 1, 2, 4], 6), 25, "the /16");
 }

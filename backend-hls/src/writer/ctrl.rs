@@ -2,7 +2,8 @@
 //! response, following `scenic_scu_abi::control` (op codes, targets, record layouts, status codes).
 //!
 //! It fails exactly where the interpreter's host API fails: an unknown action (`BAD_ACTION`)
-//! before a constant table (`CONSTANT`), a full table (`FULL`) before equal keys in an exact table
+//! before a constant table (`CONSTANT`: no entry may be added and the default action may not be
+//! replaced, language.md §7.9.3–7.9.5), a full table (`FULL`) before equal keys in an exact table
 //! (`DUPLICATE`); removing an entry that does not exist is `NOT_FOUND`. Writes to `readonly` CSRs
 //! are refused (`READ_ONLY`), as the runtime's setter refuses them.
 
@@ -133,14 +134,22 @@ fn table_ops(w: &ScuWriter<'_>, c: &mut Code) {
         ));
     }
     end_case(c);
+    // language.md §7.9.3: the host may replace the default action, except in a constant table
+    // (`Machine::set_default` refuses it too, after an unknown action).
     case(c, Op::TableSetDefault);
-    for (t, _) in &w.scu.tables {
+    for (t, table) in &w.scu.tables {
+        let set = if table.is_const {
+            "status = ST_CONSTANT;".to_string()
+        } else {
+            format!(
+                "st.{}.set_default(data.range({}::RECORD_BITS - 1, 0));",
+                n.table[t], n.table_ty[t]
+            )
+        };
         c.line(format!(
-            "case {}: if (data.range(7, 0) >= {}) status = ST_BAD_ACTION; else st.{}.set_default(data.range({}::RECORD_BITS - 1, 0)); break;",
+            "case {}: if (data.range(7, 0) >= {}) status = ST_BAD_ACTION; else {set} break;",
             t.index(),
             nactions(t),
-            n.table[t],
-            n.table_ty[t]
         ));
     }
     end_case(c);

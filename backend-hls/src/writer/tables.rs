@@ -6,7 +6,8 @@
 //! The CAM keeps its used slots at the front, in the interpreter's search order
 //! (`scenic_interp::state::TableState`): priority tables rank constant entries by source
 //! order, then run-time entries by priority number, then insertion; longest-prefix tables rank by
-//! total prefix length (an exact key counts its width), then insertion; exact tables keep
+//! the prefix length of their one `lpm` key (their `exact` keys must match but do not rank, as
+//! language.md §7.9.6 says), then insertion; exact tables keep
 //! insertion order and refuse equal keys. A lookup compares every slot in parallel and the first
 //! matching slot wins (a priority encoder). Insertion shifts the slots after its rank by one,
 //! removal shifts them back: control-path work, one request at a time.
@@ -135,7 +136,7 @@ fn write_table(
     let payload_bits = args_bits(tc) + rank_bits(tc) + 8 + 32 + 1;
     let order = match tc.strategy {
         TableStrategy::Priority => "priority: constant entries first in source order, then run-time entries by priority number (lowest first), ties in insertion order",
-        TableStrategy::LongestPrefix => "longest prefix: the longest total prefix first (exact keys count their width), ties in insertion order",
+        TableStrategy::LongestPrefix => "longest prefix: the longest prefix of the lpm key first (exact keys do not rank), ties in insertion order",
         TableStrategy::Exact => "exact: at most one entry matches; equal keys are refused",
     };
     if let Some(loc) = w.loc(table.span) {
@@ -347,7 +348,8 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
 }
 
 /// Unpacks each key of an entry record into `nv<i>` (value) and `na<i>` (mask, prefix length or
-/// range end, by encoding); returns, for LPM ranking, each key's prefix length as a C++ expression.
+/// range end, by encoding); returns, for LPM ranking, the prefix length of each `lpm` key as a C++
+/// expression (a longest-prefix table has exactly one; its exact keys do not rank).
 fn write_unpack_keys(c: &mut Code, cols: &[KeyCols]) -> Vec<String> {
     let mut prefix = Vec::new();
     for (i, k) in cols.iter().enumerate() {
@@ -360,7 +362,6 @@ fn write_unpack_keys(c: &mut Code, cols: &[KeyCols]) -> Vec<String> {
         match k.encoding {
             KeyEncoding::Exact => {
                 c.line(format!("ap_uint<1> na{i} = rec.range({0}, {0});", k.aux_lo));
-                prefix.push(format!("(na{i} == 1 ? 0 : {w})"));
             }
             KeyEncoding::Lpm => {
                 c.line(format!(
@@ -396,15 +397,25 @@ fn write_unpack_keys(c: &mut Code, cols: &[KeyCols]) -> Vec<String> {
 }
 
 /// The declaration of `nr`, the new entry's rank: its priority (host entries after constant ones),
-/// its total prefix length (longer first), or 0 for an exact table.
+/// the prefix length of its `lpm` key (longer first; language.md §7.9.6: only that prefix ranks,
+/// not the table's exact keys), or 0 for an exact table.
 fn rank_of_new_entry(tc: &TableControl, cols: &[KeyCols], prefix: &[String]) -> String {
     match tc.strategy {
         TableStrategy::Priority => {
             "ap_uint<33> nr = ap_uint<33>(rec.range(39, 8)) + (is_const ? ap_uint<33>(0) : (ap_uint<33>(1) << 32));".to_string()
         }
         TableStrategy::LongestPrefix => {
-            let total: u32 = cols.iter().map(|k| k.width).sum();
-            format!("ap_uint<16> nr = ap_uint<16>({total} - ({}));", prefix.join(" + "))
+            let total: u32 = cols
+                .iter()
+                .filter(|k| k.encoding == KeyEncoding::Lpm)
+                .map(|k| k.width)
+                .sum();
+            let len = if prefix.is_empty() {
+                "0".to_string()
+            } else {
+                prefix.join(" + ")
+            };
+            format!("ap_uint<16> nr = ap_uint<16>({total} - ({len}));")
         }
         TableStrategy::Exact => "ap_uint<1> nr = 0;".to_string(),
     }

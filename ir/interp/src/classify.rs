@@ -370,7 +370,11 @@ mod tests {
     }
 
     fn lpm(v: u64, len: u32) -> KeyTest {
-        super::super::state::compile_match(&KeyMatch::Lpm(Const::from_u64(v), len), 32)
+        super::super::state::compile_match(
+            &KeyMatch::Lpm(Const::from_u64(v), len),
+            scenic_ir::program::MatchKind::Lpm,
+            32,
+        )
     }
 
     /// The jump table finds the interval a full binary search finds, at every width.

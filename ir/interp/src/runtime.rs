@@ -236,12 +236,11 @@ impl<'m> Machine<'m> {
             .iter()
             .position(|a| def.actions[*a].name == action)
             .ok_or_else(|| AddEntryError::NoSuchAction(action.into()))?;
-        let widths: Vec<u32> = t.keys.iter().map(|k| width_of(&k.ty, module)).collect();
         let entry = RtEntry {
             keys: keys
                 .iter()
-                .zip(&widths)
-                .map(|(m, w)| compile_match(m, *w))
+                .zip(&t.keys)
+                .map(|(m, k)| compile_match(m, k.kind, width_of(&k.ty, module)))
                 .collect(),
             action: position as u32,
             args: action_args(module, def, t.actions[position], args),
@@ -466,8 +465,8 @@ fn scu_runtime(module: &Module, s: &Scu) -> ScuRuntime {
                     keys: e
                         .keys
                         .iter()
-                        .zip(&widths)
-                        .map(|(m, w)| compile_match(m, *w))
+                        .zip(t.keys.iter().zip(&widths))
+                        .map(|(m, (k, w))| compile_match(m, k.kind, *w))
                         .collect(),
                     action: e.action,
                     args: t.actions.get(e.action as usize).map_or(Vec::new(), |a| {

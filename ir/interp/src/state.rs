@@ -340,10 +340,15 @@ fn prefix_len(e: &RtEntry) -> u32 {
         .sum()
 }
 
-/// Compiles a key match of a `width`-bit key.
-pub fn compile_match(m: &KeyMatch, width: u32) -> KeyTest {
+/// Compiles a match of a `width`-bit key of kind `kind`. A value on an `lpm` key is a full-length
+/// prefix (language.md §7.9.1), so it ranks as one in a longest-prefix table and repeats the entry
+/// `v/width` (as the kernel stores it: prefix length `width`).
+pub fn compile_match(m: &KeyMatch, kind: MatchKind, width: u32) -> KeyTest {
     let b = |c: &scenic_ir::types::Const| Bits::from_biguint(width, &c.0);
     match m {
+        KeyMatch::Exact(v) if kind == MatchKind::Lpm => {
+            compile_match(&KeyMatch::Lpm(v.clone(), width), kind, width)
+        }
         KeyMatch::Exact(v) => KeyTest::Exact(b(v)),
         KeyMatch::Lpm(v, len) => {
             let len = (*len).min(width);

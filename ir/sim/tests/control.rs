@@ -448,11 +448,18 @@ fn constant_table(r: &mut Rig<'_>) {
         Fate::Port(17),
         "a clear keeps constant entries"
     );
-    // The generated kernel replaces a constant table's default (writer/ctrl.rs checks only the
-    // action), although language.md §7.9.3 and `Machine::set_default` refuse it: `serve` answers
-    // as the kernel.
-    assert_eq!(r.set_default("fixed", 0, &[12]), Status::Ok);
-    assert_eq!(r.ip_packet(3, 0, 0, 6, 64), Fate::Port(12));
+    // language.md §7.9.3: "The host may replace the default action at run time, except in a
+    // constant table": refused, and a miss still runs the declared default `fx_out(5)`.
+    assert_eq!(r.ip_packet(3, 0, 0, 6, 64), Fate::Port(5), "the default");
+    assert_eq!(r.set_default("fixed", 0, &[12]), Status::Constant);
+    assert_eq!(
+        r.ip_packet(3, 0, 0, 6, 64),
+        Fate::Port(5),
+        "the default is unchanged"
+    );
+    // An unknown action is still refused first.
+    let bad = BigUint::from(r.table("fixed").actions.len() as u64);
+    assert_eq!(r.status(Op::TableSetDefault, t, 0, bad), Status::BadAction);
 }
 
 #[test]

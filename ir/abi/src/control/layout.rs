@@ -76,8 +76,9 @@ pub struct CsrControl {
 pub enum TableStrategy {
     /// Only exact keys: at most one entry matches; equal keys are refused (`Duplicate`).
     Exact,
-    /// An lpm key and no ternary/range key: the longest total prefix wins (exact keys count their
-    /// width), ties to the entry added first; constant entries compete alike.
+    /// An lpm key and no ternary/range key: the longest prefix of the lpm key wins (exact keys
+    /// must match but do not rank, language.md §7.9.6), ties to the entry added first; constant
+    /// entries compete alike.
     LongestPrefix,
     /// A ternary or range key: constant entries first (source order), then run-time entries by
     /// priority number, lowest first, ties to the entry added first.

@@ -78,12 +78,15 @@ pub enum Op {
     /// `readonly` CSR.
     CsrWrite = 0x02,
     /// Add a run-time table entry (data: the entry record). Response data: its handle.
+    /// `BadAction` for an action the table lacks, then `Constant` for a constant table.
     TableAdd = 0x10,
     /// Remove the run-time entry whose handle is `index`. `NotFound` when there is none.
     TableRemove = 0x11,
     /// Remove every run-time entry of the table.
     TableClear = 0x12,
     /// Replace the default action (data: an entry record; only action and arguments are read).
+    /// `BadAction` for an action the table lacks, then `Constant` for a constant table, whose
+    /// default cannot be replaced (language.md §7.9.3); the default is then unchanged.
     TableSetDefault = 0x13,
     /// Read counter cell `index`. Response data: packets, bytes.
     CounterRead = 0x20,
@@ -158,7 +161,8 @@ pub enum Status {
     Full = 2,
     /// An exact table already holds an entry with these keys.
     Duplicate = 3,
-    /// The table has only constant entries.
+    /// The table is constant (only constant entries): it takes no run-time entry and its default
+    /// action cannot be replaced.
     Constant = 4,
     /// No CSR, table, map, counter or meter with this target.
     BadTarget = 5,

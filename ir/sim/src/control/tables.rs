@@ -96,7 +96,7 @@ pub(super) fn add(
         .keys
         .iter()
         .zip(&def.keys)
-        .map(|(m, k)| compile_match(m, width_of(&k.ty, module)))
+        .map(|(m, k)| compile_match(m, k.kind, width_of(&k.ty, module)))
         .collect();
     let handles = Handles::of(tc);
     let handle = handles.next(state).ok_or(Refused::with(Status::Full))?;
@@ -148,9 +148,9 @@ pub(super) fn clear(
     Ok(BigUint::default())
 }
 
-/// `TableSetDefault`: the action and arguments of the record in `data`. As the kernel does, a
-/// constant table's default is replaced too (language.md §7.9.3 and the interpreter's
-/// `Machine::set_default` refuse it).
+/// `TableSetDefault`: the action and arguments of the record in `data`. A constant table's default
+/// cannot be replaced (language.md §7.9.3, as `Machine::set_default` and the kernel refuse it):
+/// `Constant`, checked after the action as the kernel does.
 pub(super) fn set_default(
     machine: &mut Machine<'_>,
     scu: ScuId,
@@ -162,6 +162,9 @@ pub(super) fn set_default(
     let action = tc.decode_action(&req.data);
     if action as usize >= tc.actions.len() {
         return Err(Refused::with(Status::BadAction));
+    }
+    if tc.is_const || def.is_const {
+        return Err(Refused::with(Status::Constant));
     }
     let args = tc.decode_args(&req.data);
     state.default = (action, action_args(module, scu, def, action, &args));
