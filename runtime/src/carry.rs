@@ -12,8 +12,16 @@
 //!
 //! Anything else starts fresh in the new unit, and the plan says why. Invariant: every object of
 //! the new unit appears exactly once in the plan, either carried or fresh.
+//!
+//! A cc switch (`docs/device.md` §4.1, `CC_CMD` `SWITCH`) has a plan of its own,
+//! [`CarryPlan::between_ccs`], from the two manifests' `ccs[u]`: every flow's value of a per-flow
+//! `state` variable of the same name, type and width; a `timer` of the same name, unit and period
+//! (its next firing, or a byte counter's count); a `param` of the same name and width is not the
+//! device's to copy (§4.2: nothing copies a param implicitly): the runtime writes the old value to
+//! the new unit before the switch, and the plan lists it as carried for that reason.
 
 use scenic_scu_abi::control::ScuControl;
+use scenic_scu_abi::manifest::CcManifest;
 
 /// What a swap does with one object of the new unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +98,29 @@ impl CarryPlan {
             let found = old.meters.iter().position(|o| o.name == m.name);
             let agrees = |o: usize| old.meters[o].size == m.size;
             items.push(item("meter", &m.name, found, to, agrees, "size"));
+        }
+        CarryPlan { items }
+    }
+
+    /// The plan for switching from cc `old` to cc `new` (module doc): `state`, `timer` and `param`
+    /// items, in the new cc's order.
+    pub fn between_ccs(old: &CcManifest, new: &CcManifest) -> CarryPlan {
+        let mut items = Vec::new();
+        for (to, s) in new.state.iter().enumerate() {
+            let found = old.state.iter().position(|o| o.name == s.name);
+            let agrees = |o: usize| old.state[o].ty == s.ty && old.state[o].width == s.width;
+            items.push(item("state", &s.name, found, to, agrees, "type or width"));
+        }
+        for (to, t) in new.timers.iter().enumerate() {
+            let found = old.timers.iter().position(|o| o.name == t.name);
+            let agrees =
+                |o: usize| old.timers[o].unit == t.unit && old.timers[o].period == t.period;
+            items.push(item("timer", &t.name, found, to, agrees, "unit or period"));
+        }
+        for (to, p) in new.params.iter().enumerate() {
+            let found = old.params.iter().position(|o| o.name == p.name);
+            let agrees = |o: usize| old.params[o].width == p.width;
+            items.push(item("param", &p.name, found, to, agrees, "width"));
         }
         CarryPlan { items }
     }

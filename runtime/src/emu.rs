@@ -434,6 +434,7 @@ impl EmuServer {
             }
         }
         self.serve_models()?;
+        self.serve_cc()?;
         if self
             .fence_gate
             .as_ref()
@@ -651,6 +652,9 @@ fn kind_of(config: &EmuConfig, k: u8) -> SlotKind {
 pub mod banks;
 mod carry;
 mod cc;
+mod cc_carry;
+pub mod cc_events;
+pub mod cc_unit;
 pub mod model;
 mod models;
 mod staging;

@@ -23,12 +23,14 @@
 //! - [`control`]: a slot's control queue, one request and its response;
 //! - [`notify`]: a slot's notification ring, with loss detection;
 //! - [`load`]: staging, loading and activating a package's unit in a slot;
-//! - [`scu`]: [`Scu`], a loaded slot driven by name (CSRs, tables, counters, maps, meters).
+//! - [`scu`]: [`Scu`], a loaded slot driven by name (CSRs, tables, counters, maps, meters);
+//! - [`cc`]: [`CcHost`], the dual CC slots: events, outputs, params, the hitless cc switch.
 
 #![deny(missing_docs)]
 
 pub mod abi;
 pub mod carry;
+pub mod cc;
 pub mod command;
 pub mod container;
 pub mod control;
@@ -47,6 +49,7 @@ pub mod slot_state;
 pub mod state;
 pub mod swap;
 
+pub use cc::{CcHost, CcSwitchReport};
 pub use device::{Device, DeviceError, Identity};
 pub use load::{load, LoadReport};
 pub use package::{Package, PackageError};

@@ -268,6 +268,10 @@ pub enum CcOp {
     Stop = 0x02,
 }
 
+/// `CC_CMD` `SWITCH` argument bit 0 `CARRY` (with `F_STATE_CARRY`): at the event boundary, the
+/// active cc's per-flow state is copied into the standby where the layouts agree (§4.1).
+pub const CC_SWITCH_CARRY: u64 = 1;
+
 /// Feature bits of `FEATURES` (§2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]

@@ -2,15 +2,19 @@
 //!
 //! CC slots A (block 16) and B (block 17) are loaded like SCU slots, into bank 0. The active one's
 //! bank 0 reads `ACTIVE` (with `HAS_ACTIVE`), the standby's `SHADOW`; `CC_ACTIVE` names the active
-//! slot. `SWITCH` makes the standby active at the next event boundary (in this stage no events flow,
-//! so at once) and the active one standby; with no active slot it activates A if A is loaded, else
-//! B. `CC_SWITCH_SEQ` is `CC_EVENT_SEQ` at the switch. A refusal changes nothing.
+//! slot. `SWITCH` makes the standby active at the next event boundary and the active one standby;
+//! with no active slot it activates A if A is loaded, else B. The server takes `CC_CMD` in its poll
+//! before the poll's events, and events are applied under the CC units' lock, which the switch
+//! holds too ([`super::cc_events`]): the switch is always between two events. With argument bit 0
+//! (`CARRY`) the active cc's per-flow state is copied into the standby first, under the same lock
+//! ([`super::cc_carry`]). `CC_SWITCH_SEQ` is `CC_EVENT_SEQ` at the switch: the 0-based number of
+//! the first event the new active slot's output answers. A refusal changes nothing.
 
 use std::sync::atomic::Ordering;
 
-use super::EmuServer;
+use super::{cc_carry, cc_events, EmuServer};
 use crate::abi::codes::Code;
-use crate::abi::global::{self, CcOp};
+use crate::abi::global::{self, CcOp, CC_SWITCH_CARRY};
 use crate::abi::slot::{self, Bank, BankState};
 use crate::abi::{self, CommandWord, ResultWord};
 use crate::region::RegionError;
@@ -27,7 +31,7 @@ impl EmuServer {
         let cmd = CommandWord::decode(word);
         let (status, detail) = match cmd.opcode {
             _ if cmd.seq == 0 => (Code::Seq, 0),
-            op if op == CcOp::Switch as u8 => self.cc_switch()?,
+            op if op == CcOp::Switch as u8 => self.cc_switch(cmd.arg & CC_SWITCH_CARRY != 0)?,
             op if op == CcOp::Stop as u8 => self.cc_stop()?,
             _ => (Code::BadCommand, 0),
         };
@@ -49,7 +53,39 @@ impl EmuServer {
         self.region.load(id + slot::FLOWS, Ordering::Acquire)
     }
 
-    fn cc_switch(&mut self) -> Result<(Code, u32), RegionError> {
+    /// Makes CC slot `next` the active one in the units' store (after the register checks), with
+    /// the carry first when asked; under the units' lock.
+    fn switch_cc_units(
+        &mut self,
+        current: Option<u8>,
+        next: u8,
+        carry: bool,
+    ) -> Result<(), RegionError> {
+        let Some(service) = self.models.as_ref().map(|m| &m.cc) else {
+            return Ok(());
+        };
+        let now = service.last_time();
+        let mut pair = cc_events::lock(&service.units);
+        let (Some(n), old) = (
+            cc_events::cc_index(next),
+            current.and_then(cc_events::cc_index),
+        ) else {
+            return Ok(());
+        };
+        if let (true, Some(o)) = (carry, old.filter(|o| *o != n)) {
+            let [a, b] = &mut pair.units;
+            let (from, to) = if o == 0 { (a, b) } else { (b, a) };
+            if let (Some(from), Some(to)) = (from.as_mut(), to.as_mut()) {
+                let _ = cc_carry::carry(&mut from.unit, &mut to.unit, now);
+                // Before the result: a host that sees the switch sees the carried outputs.
+                to.publish_all(&self.region, n)?;
+            }
+        }
+        pair.active = Some(n);
+        Ok(())
+    }
+
+    fn cc_switch(&mut self, carry: bool) -> Result<(Code, u32), RegionError> {
         let active = self.region.load(global::CC_ACTIVE, Ordering::Acquire)?;
         let current = (active & CC_VALID != 0).then_some(abi::CC_SLOT_A + (active & 1) as u8);
         let next = match current {
@@ -69,6 +105,7 @@ impl EmuServer {
             self.slots[k as usize].set_cc_role(false);
             self.publish_state(k)?;
         }
+        self.switch_cc_units(current, next, carry)?;
         self.slots[next as usize].set_cc_role(true);
         self.publish_state(next)?;
         let seq = self.region.load(global::CC_EVENT_SEQ, Ordering::Acquire)?;
@@ -87,6 +124,9 @@ impl EmuServer {
         for k in [abi::CC_SLOT_A, abi::CC_SLOT_B] {
             self.slots[k as usize].set_cc_role(false);
             self.publish_state(k)?;
+        }
+        if let Some(m) = self.models.as_ref() {
+            cc_events::lock(&m.cc.units).active = None;
         }
         self.region.store(global::CC_ACTIVE, 0, Ordering::Release)?;
         self.region

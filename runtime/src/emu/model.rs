@@ -9,13 +9,16 @@
 //! must then read and validate, and name the unit the manifest names (`E_IMAGE_FORMAT`): a
 //! container whose manifest and model disagree is damaged, whatever its CRC says.
 //!
-//! CC units load as far as their checks (the CC workbench runs them, issue 13): a CC slot refuses a
-//! container with `E_RESOURCES` until then, never half-loads one.
+//! A CC slot loads a `cc` the same way into a [`CcUnit`]: `FLOWS` is the manifest's
+//! `ccs[u].flows`, the output kind its `ccs[u].output`, `CSR_WORDS` its params. A cc with more
+//! flows than an output block holds (8192, §4.4) does not fit the slot (`E_RESOURCES`).
 
 use scenic_ir::valid::Validator;
 use scenic_scu_abi::control::FORMAT_VERSION as CONTROL_FORMAT;
 use scenic_scu_abi::manifest::{AttachKind, Manifest, ManifestError, FORMAT_VERSION};
 
+use super::cc_events::OUTPUT_WORDS;
+use super::cc_unit::{output_code, CcUnit};
 use super::unit::Unit;
 use super::LoadedUnit;
 use crate::abi::codes::Code;
@@ -30,8 +33,17 @@ pub struct Staged {
     pub crc32: u32,
 }
 
+/// A loaded unit of either kind.
+#[derive(Debug)]
+pub enum Loaded {
+    /// An scu, for an SCU slot's bank.
+    Scu(Unit),
+    /// A cc, for a CC slot's bank 0.
+    Cc(CcUnit),
+}
+
 /// Loads a model container for a slot of kind `kind`: the unit and its identity-block fields.
-pub fn load(image: &[u8], staged: &Staged, kind: UnitKind) -> Result<(Unit, LoadedUnit), Code> {
+pub fn load(image: &[u8], staged: &Staged, kind: UnitKind) -> Result<(Loaded, LoadedUnit), Code> {
     if container::crc32(image) != staged.crc32 {
         return Err(Code::ImageCrc);
     }
@@ -51,10 +63,45 @@ pub fn load(image: &[u8], staged: &Staged, kind: UnitKind) -> Result<(Unit, Load
     if manifest.control.data_bits > MAX_DATA_BITS {
         return Err(Code::TooWide);
     }
+    let module = read_model(model_bytes)?;
     match kind {
-        UnitKind::Scu => load_scu(&manifest, model_bytes, unit),
-        UnitKind::Cc => Err(Code::Resources),
+        UnitKind::Scu => load_scu(&manifest, module, unit).map(|(u, l)| (Loaded::Scu(u), l)),
+        UnitKind::Cc => load_cc(&manifest, module, unit).map(|(u, l)| (Loaded::Cc(u), l)),
     }
+}
+
+fn read_model(model: &[u8]) -> Result<scenic_ir::program::Module, Code> {
+    let text = std::str::from_utf8(model).map_err(|_| Code::ImageFormat)?;
+    let module = scenic_ir::model::from_json(text).map_err(|_| Code::ImageFormat)?;
+    Validator::new()
+        .validate(&module)
+        .map_err(|_| Code::ImageFormat)?;
+    Ok(module)
+}
+
+fn load_cc(
+    manifest: &Manifest,
+    module: scenic_ir::program::Module,
+    unit: u16,
+) -> Result<(CcUnit, LoadedUnit), Code> {
+    let entry = manifest.ccs.get(usize::from(unit)).ok_or(Code::Unit)?;
+    let cc = module
+        .ccs
+        .iter()
+        .find(|(_, c)| c.name == entry.name)
+        .map(|(id, _)| id)
+        .ok_or(Code::ImageFormat)?;
+    if entry.flows > OUTPUT_WORDS {
+        return Err(Code::Resources);
+    }
+    let loaded = LoadedUnit {
+        csr_words: entry.params.len() as u64,
+        flows: entry.flows,
+        attach: 3,
+        output_kind: output_code(entry.output),
+    };
+    let data_bits = manifest.control.data_bits;
+    Ok((CcUnit::new(module, cc, entry.clone(), data_bits), loaded))
 }
 
 fn read_manifest(bytes: &[u8]) -> Result<Manifest, Code> {
@@ -73,7 +120,11 @@ fn read_manifest(bytes: &[u8]) -> Result<Manifest, Code> {
         })
 }
 
-fn load_scu(manifest: &Manifest, model: &[u8], unit: u16) -> Result<(Unit, LoadedUnit), Code> {
+fn load_scu(
+    manifest: &Manifest,
+    module: scenic_ir::program::Module,
+    unit: u16,
+) -> Result<(Unit, LoadedUnit), Code> {
     let entry = manifest.scus.get(usize::from(unit)).ok_or(Code::Unit)?;
     let control = manifest
         .control
@@ -82,11 +133,6 @@ fn load_scu(manifest: &Manifest, model: &[u8], unit: u16) -> Result<(Unit, Loade
         .find(|s| s.name == entry.name)
         .cloned()
         .ok_or(Code::ImageFormat)?;
-    let text = std::str::from_utf8(model).map_err(|_| Code::ImageFormat)?;
-    let module = scenic_ir::model::from_json(text).map_err(|_| Code::ImageFormat)?;
-    Validator::new()
-        .validate(&module)
-        .map_err(|_| Code::ImageFormat)?;
     let scu = module
         .scus
         .iter()

@@ -17,14 +17,20 @@
 //!
 //! **Notifications**: each unit's pending records go to the ring in order; a full ring drops the
 //! newest and counts `NQ_OVERFLOW`; `seq` counts every record, dropped or not.
+//!
+//! **CC slots** (§4.2): the window and the control queue serve a cc's params the same way, through
+//! [`Served`]: the active CC slot's bank 0 is its `ACTIVE` bank (the window shows its params), the
+//! standby's is reached with `OTHER_BANK`. Events and outputs are [`super::cc_events`]'.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use num_bigint::BigUint;
-use scenic_scu_abi::control::{Op, Request};
+use scenic_scu_abi::control::{Op, Request, Response};
 
 use super::banks::{new_banks, BankPair, Banks};
+use super::cc_events::{self, CcService};
+use super::cc_unit::CcUnit;
 use super::model;
 use super::unit::{CsrRefusal, Unit};
 use super::{EmuServer, LoadRequest};
@@ -57,9 +63,71 @@ struct SlotService {
     notify_seq: u64,
 }
 
+/// A unit as the window and the control queue see it.
+type Dyn<'a> = &'a mut (dyn Served + 'static);
+
+/// What the window and the control queue need of a unit, an scu's or a cc's.
+trait Served {
+    fn data_bits(&self) -> u32;
+    fn csr_words(&self) -> u32;
+    fn csr_word(&mut self, n: u32) -> u64;
+    fn write_csr_word(&mut self, n: u32, value: u64) -> Result<u64, CsrRefusal>;
+    fn serve(&mut self, req: &Request) -> Response;
+}
+
+impl Served for Unit {
+    fn data_bits(&self) -> u32 {
+        Unit::data_bits(self)
+    }
+    fn csr_words(&self) -> u32 {
+        Unit::csr_words(self)
+    }
+    fn csr_word(&mut self, n: u32) -> u64 {
+        Unit::csr_word(self, n)
+    }
+    fn write_csr_word(&mut self, n: u32, value: u64) -> Result<u64, CsrRefusal> {
+        Unit::write_csr_word(self, n, value)
+    }
+    fn serve(&mut self, req: &Request) -> Response {
+        Unit::serve(self, req)
+    }
+}
+
+impl Served for CcUnit {
+    fn data_bits(&self) -> u32 {
+        CcUnit::data_bits(self)
+    }
+    fn csr_words(&self) -> u32 {
+        CcUnit::csr_words(self)
+    }
+    fn csr_word(&mut self, n: u32) -> u64 {
+        CcUnit::csr_word(self, n)
+    }
+    fn write_csr_word(&mut self, n: u32, value: u64) -> Result<u64, CsrRefusal> {
+        CcUnit::write_csr_word(self, n, value)
+    }
+    fn serve(&mut self, req: &Request) -> Response {
+        CcUnit::serve(self, req)
+    }
+}
+
+/// The active and the other unit of an SCU slot's banks (§3.4's "other" when none is active).
+fn split(pair: &mut BankPair) -> (Option<Dyn<'_>>, Option<Dyn<'_>>) {
+    let active = pair.active;
+    let [b0, b1] = &mut pair.units;
+    let (a, o) = match active {
+        Some(Bank::B0) => (b0.as_mut(), b1.as_mut()),
+        Some(Bank::B1) => (b1.as_mut(), b0.as_mut()),
+        None => (None, b0.as_mut().or(b1.as_mut())),
+    };
+    (a.map(|u| u as Dyn<'_>), o.map(|u| u as Dyn<'_>))
+}
+
 /// The model service's state (module doc).
 #[derive(Debug)]
 pub(super) struct Models {
+    /// The CC slots' units and event ring.
+    pub(super) cc: CcService,
     banks: Banks,
     slots: Vec<SlotService>,
     polls: u64,
@@ -72,6 +140,8 @@ impl EmuServer {
     pub fn enable_models(&mut self) -> Banks {
         let banks = new_banks(usize::from(abi::SLOT_BLOCKS));
         let loader_banks = banks.clone();
+        let cc = CcService::default();
+        let cc_units = cc.units.clone();
         let kinds: Vec<SlotKind> = (0..abi::SLOT_BLOCKS)
             .map(|k| self.slots[usize::from(k)].kind())
             .collect();
@@ -81,18 +151,33 @@ impl EmuServer {
                 _ => UnitKind::Scu,
             };
             let (unit, loaded) = model::load(req.image, &req.staged, kind)?;
-            if let Some(slot) = loader_banks.get(usize::from(req.slot)) {
-                slot.install(req.bank, unit);
+            match unit {
+                model::Loaded::Scu(unit) => {
+                    if let Some(slot) = loader_banks.get(usize::from(req.slot)) {
+                        slot.install(req.bank, unit);
+                    }
+                }
+                model::Loaded::Cc(unit) => {
+                    if let Some(i) = cc_events::cc_index(req.slot) {
+                        cc_events::lock(&cc_units).install(i, unit);
+                    }
+                }
             }
             Ok(loaded)
         });
         self.models = Some(Models {
+            cc,
             banks: banks.clone(),
             slots: vec![SlotService::default(); usize::from(abi::SLOT_BLOCKS)],
             polls: 0,
             started: self.started,
         });
         banks
+    }
+
+    /// The CC slots' units (with the models on): what the event ring feeds.
+    pub fn cc_units(&self) -> Option<cc_events::CcUnits> {
+        self.models.as_ref().map(|m| m.cc.units.clone())
     }
 
     /// Makes slot `k`'s banks follow its state machine (after every command).
@@ -170,17 +255,52 @@ impl EmuServer {
                     unit.advance(now_ns);
                 }
             }
-            serve_window(region, k, &mut pair, service, polls)?;
-            if !service.queue_stopped {
-                if let Err(code) = serve_queue(region, k, &mut pair) {
-                    service.queue_stopped = true;
-                    record_slot_error(region, k, code, slot::CQ_REQ_PROD)?;
-                }
-            }
+            let active = pair.active;
+            let (a, o) = split(&mut pair);
+            serve_slot_unit(region, k, active, (a, o), service, polls)?;
             deliver_notifications(region, k, &mut pair, service)?;
+        }
+        if self.config.cc_slots == 2 {
+            let mut pair = cc_events::lock(&models.cc.units);
+            for k in [abi::CC_SLOT_A, abi::CC_SLOT_B] {
+                let (Some(i), Some(service)) =
+                    (cc_events::cc_index(k), models.slots.get_mut(usize::from(k)))
+                else {
+                    continue;
+                };
+                let is_active = pair.active == Some(i);
+                let unit = pair.unit_mut(i).map(|u| u as Dyn<'_>);
+                let (active, units) = if is_active {
+                    (Some(Bank::B0), (unit, None))
+                } else {
+                    (None, (None, unit))
+                };
+                serve_slot_unit(&self.region, k, active, units, service, polls)?;
+            }
         }
         Ok(())
     }
+}
+
+/// The window and the control queue of slot `k` for one poll: `units` are its active and other
+/// unit, `active` the active bank.
+fn serve_slot_unit(
+    region: &Region,
+    k: u8,
+    active: Option<Bank>,
+    units: (Option<Dyn<'_>>, Option<Dyn<'_>>),
+    service: &mut SlotService,
+    polls: u64,
+) -> Result<(), RegionError> {
+    let (mut a, mut o) = units;
+    serve_window(region, k, active, a.as_deref_mut(), service, polls)?;
+    if !service.queue_stopped {
+        if let Err(code) = serve_queue(region, k, a, o.as_deref_mut()) {
+            service.queue_stopped = true;
+            record_slot_error(region, k, code, slot::CQ_REQ_PROD)?;
+        }
+    }
+    Ok(())
 }
 
 fn record_slot_error(r: &Region, k: u8, code: Code, offset: u64) -> Result<(), RegionError> {
@@ -202,18 +322,19 @@ fn window_word(k: u8, n: u32) -> u64 {
 fn serve_window(
     r: &Region,
     k: u8,
-    pair: &mut BankPair,
+    active: Option<Bank>,
+    mut unit: Option<Dyn<'_>>,
     s: &mut SlotService,
     polls: u64,
 ) -> Result<(), RegionError> {
-    if s.window_bank != pair.active {
+    if s.window_bank != active {
         // The window now shows another bank (or none): what the old one showed goes.
         for n in 0..s.seen.len() as u32 {
             r.store(window_word(k, n), 0, Ordering::Release)?;
         }
         s.seen.clear();
-        s.window_bank = pair.active;
-        if let Some(unit) = pair.active_unit() {
+        s.window_bank = active;
+        if let Some(unit) = unit.as_deref_mut() {
             for n in 0..unit.csr_words() {
                 let v = unit.csr_word(n);
                 r.store(window_word(k, n), v, Ordering::Release)?;
@@ -222,14 +343,14 @@ fn serve_window(
         }
     }
     let words = s.seen.len() as u32;
-    if let Some(unit) = pair.active_unit() {
+    if let Some(unit) = unit {
         take_host_writes(r, k, unit, s)?;
         if polls % PUBLISH_EVERY == 0 {
             publish_program_values(r, k, unit, s)?;
         }
     }
     if polls % STRAY_EVERY == 0 {
-        let code = if pair.active.is_some() {
+        let code = if active.is_some() {
             Code::CsrUnmapped
         } else {
             Code::CsrNoBank
@@ -248,7 +369,7 @@ fn serve_window(
 fn take_host_writes(
     r: &Region,
     k: u8,
-    unit: &mut Unit,
+    unit: Dyn<'_>,
     s: &mut SlotService,
 ) -> Result<(), RegionError> {
     for n in 0..s.seen.len() as u32 {
@@ -276,7 +397,7 @@ fn take_host_writes(
 fn publish_program_values(
     r: &Region,
     k: u8,
-    unit: &mut Unit,
+    unit: Dyn<'_>,
     s: &mut SlotService,
 ) -> Result<(), RegionError> {
     for n in 0..s.seen.len() as u32 {
@@ -291,7 +412,12 @@ fn publish_program_values(
 
 /// Takes slot `k`'s control requests while there is room for their responses; `Err` is a ring
 /// protocol error that stops the queue.
-fn serve_queue(r: &Region, k: u8, pair: &mut BankPair) -> Result<(), Code> {
+fn serve_queue(
+    r: &Region,
+    k: u8,
+    mut active: Option<Dyn<'_>>,
+    mut other: Option<Dyn<'_>>,
+) -> Result<(), Code> {
     let overrun = |_| Code::QueueOverrun;
     let mut requests = Consumer::attach(r, RingLayout::control_requests(k)).map_err(overrun)?;
     let mut responses = Producer::attach(r, RingLayout::control_responses(k)).map_err(overrun)?;
@@ -304,7 +430,7 @@ fn serve_queue(r: &Region, k: u8, pair: &mut BankPair) -> Result<(), Code> {
         if !requests.pop(r, &mut raw).map_err(overrun)? {
             break;
         }
-        let answer = answer_request(&raw, pair);
+        let answer = answer_request(&raw, active.as_deref_mut(), other.as_deref_mut());
         if answer.status >= 0x80 {
             let _ = r
                 .load(base + slot::CQ_MALFORMED, Ordering::Acquire)
@@ -327,9 +453,13 @@ struct Answer {
 }
 
 /// The response to one raw request entry.
-fn answer_request(raw: &[u8; slot::CQ_ENTRY_BYTES as usize], pair: &mut BankPair) -> Answer {
+fn answer_request(
+    raw: &[u8; slot::CQ_ENTRY_BYTES as usize],
+    active: Option<Dyn<'_>>,
+    other: Option<Dyn<'_>>,
+) -> Answer {
     let head = ControlEntry::decode(raw);
-    let other = head.flags & frame::FLAG_OTHER_BANK != 0;
+    let other_bank = head.flags & frame::FLAG_OTHER_BANK != 0;
     let device = |ds: DeviceStatus| {
         let mut entry =
             ControlEntry::new(ds.number(), head.flags, head.target, head.index, head.tag);
@@ -339,11 +469,7 @@ fn answer_request(raw: &[u8; slot::CQ_ENTRY_BYTES as usize], pair: &mut BankPair
             entry,
         }
     };
-    let unit = if other {
-        pair.other_unit()
-    } else {
-        pair.active_unit()
-    };
+    let unit = if other_bank { other } else { active };
     let Some(unit) = unit else {
         return device(DeviceStatus::NoBank);
     };

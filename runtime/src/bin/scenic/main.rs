@@ -1,5 +1,5 @@
 //! `scenic`: the runtime's command line (issue 12): `nic up`, `nic down`, `status`, and by name
-//! over a loaded package: `load`, `csr`, `table`, `counter`, `map`, `notify` (bpftool /
+//! over a loaded package: `load`, `swap`, `csr`, `table`, `counter`, `map`, `notify`, `cc` (bpftool /
 //! simple_switch_CLI style; `--json` on every read). One file per command group.
 //!
 //! Exit codes as the compiler's: 0 ok, 1 errors (a refused name, width or action, a damaged or
@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use scenic_runtime::nic::{self, NicConfig, PidFile};
 
+mod cc;
 mod common;
 mod counter;
 mod csr;
@@ -131,6 +132,13 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// The dual CC slots: switch the running cc, inject events, read outputs, set params.
+    Cc {
+        /// The device.
+        name: String,
+        #[command(subcommand)]
+        action: cc::CcAction,
+    },
     /// Reads a slot's notifications.
     Notify {
         /// The device.
@@ -225,6 +233,7 @@ fn main() -> ExitCode {
             json,
         } => map::run(&name, slot, &map, action.as_ref(), json),
         Command::Notify { name, slot, args } => notify::run(&name, slot, &args),
+        Command::Cc { name, action } => cc::run(&name, &action),
         Command::Swap {
             name,
             slot,
