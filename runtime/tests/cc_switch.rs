@@ -159,7 +159,10 @@ fn a_cc_switched_under_events_loses_duplicates_and_jumps_nothing() {
     // events flow during every switch call, whatever the build's speed.
     let per_switch = min_events.div_ceil(switches.max(1)).max(8);
     let (injected, allowed) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    // Microseconds between two chunks of 4: the last switch call spread over its events.
+    let pace = Arc::new(AtomicU64::new(100));
     let injector = {
+        let pace = pace.clone();
         let (events, pause, done, paused, injected, allowed) = (
             events.clone(),
             pause.clone(),
@@ -191,7 +194,7 @@ fn a_cc_switched_under_events_loses_duplicates_and_jumps_nothing() {
                 host.inject(&chunk).unwrap();
                 i += 4;
                 injected.store(i, Ordering::Release);
-                std::thread::sleep(Duration::from_micros(100));
+                std::thread::sleep(Duration::from_micros(pace.load(Ordering::Acquire)));
             }
         })
     };
@@ -199,8 +202,9 @@ fn a_cc_switched_under_events_loses_duplicates_and_jumps_nothing() {
     let mut reference = Reference::new(&module);
     let (mut call, mut command) = (Vec::new(), Vec::new());
     let mut last_seq = 0;
+    let mut in_flow = 0;
     for n in 0..switches {
-        allowed.store((n + 1) * per_switch, Ordering::Release);
+        allowed.store((n + 2) * per_switch, Ordering::Release);
         let quiet = n % 10 == 9;
         let mut before = None;
         if quiet {
@@ -213,7 +217,14 @@ fn a_cc_switched_under_events_loses_duplicates_and_jumps_nothing() {
             let k = host.active().unwrap().unwrap();
             before = Some((total, outputs(&dev, k)));
         }
+        let seq_before = host.event_seq().unwrap();
         let r = host.switch(&pkg, None, true).unwrap();
+        if r.switch_seq > seq_before && injected.load(Ordering::Acquire) > r.switch_seq {
+            in_flow += 1;
+        }
+        let chunks = (per_switch / 4).max(1) as u128;
+        let spread = (r.total_time.as_micros() / chunks).clamp(10, 20_000);
+        pace.store(spread as u64, Ordering::Release);
         assert!(r.switch_seq >= last_seq, "CC_SWITCH_SEQ moves forward");
         last_seq = r.switch_seq;
         assert!(
@@ -277,10 +288,14 @@ fn a_cc_switched_under_events_loses_duplicates_and_jumps_nothing() {
     let line_rate = expected.iter().copied().max().unwrap();
     assert!(expected.iter().any(|r| *r < line_rate), "some flow was cut");
 
+    assert!(
+        in_flow * 2 >= switches - switches / 10,
+        "events were processed on both sides of most switches ({in_flow} of {switches})"
+    );
     call.sort();
     command.sort();
     println!(
-        "{switches} switches under {total} events ({FLOWS} flows): switch call (stage + load + SWITCH) median {:?} p99 {:?} max {:?}; SWITCH command median {:?} p99 {:?} max {:?}",
+        "{switches} switches ({in_flow} with events processed on both sides) under {total} events ({FLOWS} flows): switch call (stage + load + SWITCH) median {:?} p99 {:?} max {:?}; SWITCH command median {:?} p99 {:?} max {:?}",
         percentile(&call, 0.5),
         percentile(&call, 0.99),
         call.last().unwrap(),
