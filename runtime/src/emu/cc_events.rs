@@ -238,8 +238,8 @@ impl CcService {
         pair: &mut CcPair,
         loaded: [bool; 2],
     ) -> Result<(), RegionError> {
-        for i in 0..2 {
-            if !loaded[i] {
+        for (i, loaded) in loaded.into_iter().enumerate() {
+            if !loaded {
                 pair.units[i] = None;
                 if pair.active == Some(i) {
                     pair.active = None;

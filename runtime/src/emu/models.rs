@@ -292,10 +292,10 @@ fn serve_slot_unit(
     service: &mut SlotService,
     polls: u64,
 ) -> Result<(), RegionError> {
-    let (mut a, mut o) = units;
+    let (mut a, o) = units;
     serve_window(region, k, active, a.as_deref_mut(), service, polls)?;
     if !service.queue_stopped {
-        if let Err(code) = serve_queue(region, k, a, o.as_deref_mut()) {
+        if let Err(code) = serve_queue(region, k, a, o) {
             service.queue_stopped = true;
             record_slot_error(region, k, code, slot::CQ_REQ_PROD)?;
         }
