@@ -130,6 +130,8 @@ pub(super) struct CcService {
     stopped_at: Option<u64>,
     /// The slot blocks whose output block may hold something.
     shown_any: [bool; 2],
+    /// The reset generation the event times belong to.
+    generation: u64,
 }
 
 fn record_error(r: &Region, code: Code, offset: u64) -> Result<(), RegionError> {
@@ -206,7 +208,9 @@ impl EmuServer {
         let units = Arc::clone(&service.units);
         let mut pair = lock(&units);
         service.reconcile(region, &mut pair, loaded_state)?;
-        if service.stopped_at.is_some_and(|g| g != generation) {
+        if service.generation != generation {
+            // A global reset: the ring starts again, and so does its time.
+            service.generation = generation;
             service.stopped_at = None;
             service.last_time = 0;
         }
