@@ -13,9 +13,11 @@
 //!    no active slot, the first loaded slot's; with none loaded, `SLOTS`' CC flows) is skipped and
 //!    counted in `EV_DROPPED` with `E_CC_EVENT` in `ERROR`; any other event is fed, in ring order, to
 //!    every loaded unit (active and standby alike) whose `FLOWS` covers its flow, at a time made
-//!    non-decreasing (an earlier time is taken as the last one seen), then `CC_EVENT_SEQ` counts it;
+//!    non-decreasing (an earlier time is taken as the last one seen);
 //! 3. publishes the outputs (§4.4) that changed: the event's flow after each event, and after the
-//!    batch every flow of both units (timers of other flows may have fired).
+//!    batch every flow of both units (timers of other flows may have fired); then `CC_EVENT_SEQ`
+//!    counts the batch's events. So a host that reads `CC_EVENT_SEQ = n` then reads outputs sees
+//!    at least the effects of events `0..n`.
 //!
 //! A ring whose indices are inconsistent stops being served (`E_QUEUE_OVERRUN` in `ERROR`) until the
 //! next global reset.
@@ -284,7 +286,7 @@ impl CcService {
     ) -> Result<(), crate::ring::RingError> {
         let mut ring = Consumer::attach(r, event_ring())?;
         let mut raw = [0u8; global::EV_ENTRY_BYTES as usize];
-        let mut took = 0;
+        let (mut took, mut applied) = (0, 0u64);
         while took < EV_BATCH && ring.pop(r, &mut raw)? {
             took += 1;
             let ev = CcEvent::decode(&raw);
@@ -302,7 +304,7 @@ impl CcService {
                     show(r, i, l, flow, out)?;
                 }
             }
-            bump(r, global::CC_EVENT_SEQ)?;
+            applied += 1;
         }
         if took > 0 {
             for (i, slot) in pair.units.iter_mut().enumerate() {
@@ -311,6 +313,14 @@ impl CcService {
                     show(r, i, l, flow, out)?;
                 }
             }
+        }
+        if applied > 0 {
+            let n = r.load(global::CC_EVENT_SEQ, Ordering::Acquire)?;
+            r.store(
+                global::CC_EVENT_SEQ,
+                n.wrapping_add(applied),
+                Ordering::Release,
+            )?;
         }
         Ok(())
     }
