@@ -10,6 +10,7 @@
 //! - [`carry`]: which state a hot swap carries, decided from the two units' control layouts;
 //! - [`container`]: the model container (image kind 1) and the identity a load is checked against;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
+//! - [`steering`]: RoCE QPNs and TCP flows to slots, and the slow-path slot, from the host;
 //! - [`swap`]: the hitless replacement of a slot's unit, carrying state where layouts agree;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC extends;
@@ -47,6 +48,7 @@ pub mod ring;
 pub mod scu;
 pub mod slot_state;
 pub mod state;
+pub mod steering;
 pub mod swap;
 
 pub use cc::{CcHost, CcSwitchReport};

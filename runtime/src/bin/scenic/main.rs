@@ -20,6 +20,7 @@ mod load;
 mod map;
 mod notify;
 mod status;
+mod steer;
 mod swap;
 mod table;
 
@@ -82,6 +83,13 @@ enum Command {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Steers RoCE QPNs and TCP flows to slots; sets the slow-path slot.
+    Steer {
+        /// The device.
+        name: String,
+        #[command(subcommand)]
+        action: steer::SteerAction,
     },
     /// Reads or writes a CSR of a slot, by name or word offset.
     Csr {
@@ -233,6 +241,7 @@ fn main() -> ExitCode {
             json,
         } => map::run(&name, slot, &map, action.as_ref(), json),
         Command::Notify { name, slot, args } => notify::run(&name, slot, &args),
+        Command::Steer { name, action } => steer::run(&name, &action),
         Command::Cc { name, action } => cc::run(&name, &action),
         Command::Swap {
             name,
