@@ -1,6 +1,8 @@
 //! [`SimError`]: `scenicc sim` failing for a reason of its own: a capture or an entries file that
 //! cannot be read or used, an output file that cannot be written, a setup the program refuses.
-//! A malformed entries file is shown with its line and the value at fault labelled.
+//! A malformed entries file is shown with its line and the value at fault labelled. The large parts
+//! of an error (a file's text, the simulator's reasons) are behind pointers, so that the `Result`s
+//! that carry it stay small.
 
 use crate::failure::Failure;
 use crate::{EXIT_ERRORS, EXIT_USAGE};
@@ -8,6 +10,7 @@ use miette::{Diagnostic, NamedSource, SourceSpan};
 use scenic_io::entries::{EntriesError, Problem};
 use scenic_io::CaptureError;
 use scenic_sim::setup::SetupError;
+use std::sync::Arc;
 
 /// `scenicc sim` could not run, or could not write what came out.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -64,9 +67,9 @@ pub enum SimError {
         line: usize,
         /// Column (1-based).
         column: usize,
-        /// The file's text.
+        /// The file's text (shared: it keeps the error small).
         #[source_code]
-        text: NamedSource<String>,
+        text: Arc<NamedSource<String>>,
         /// Where in it.
         #[label("{at}")]
         span: SourceSpan,
@@ -74,7 +77,7 @@ pub enum SimError {
         at: String,
         /// What is wrong.
         #[source]
-        source: Problem,
+        source: Box<Problem>,
     },
     /// The program refused the setup (`--scu`, `--entries`, `--csr`) or the capture's time.
     #[error("the simulation cannot go on")]
@@ -82,7 +85,7 @@ pub enum SimError {
     Setup {
         /// What the simulator refused.
         #[source]
-        source: SetupError,
+        source: Box<SetupError>,
         /// What to do about it, by what was refused.
         #[help]
         help: &'static str,
@@ -137,6 +140,7 @@ impl SimError {
             SetupError::Device(_) => "the simulated device failed; the cause says how",
             _ => "`--scu`, the tables and CSRs of `--entries` and `--csr` must be the program's (`scenicc emit manifest FILE` lists them)",
         };
+        let source = Box::new(source);
         SimError::Setup { source, help }
     }
 
@@ -149,13 +153,13 @@ impl SimError {
             format!("at {}", err.path)
         };
         SimError::Entries {
-            text: NamedSource::new(path.clone(), text),
+            text: Arc::new(NamedSource::new(path.clone(), text)),
             path,
             line: err.line,
             column: err.column,
             span: SourceSpan::from((offset, 0)),
             at,
-            source: err.problem,
+            source: Box::new(err.problem),
         }
     }
 }
