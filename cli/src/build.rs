@@ -17,9 +17,10 @@
 
 use crate::build_p4;
 use crate::compile::{self, Compiled};
+use crate::errors::{shown, BuildError};
 use crate::output::{Level, Output};
-use crate::{EXIT_ERRORS, EXIT_USAGE};
-use scenic_backend_hls::package::{self, BuildError, Package};
+use crate::EXIT_ERRORS;
+use scenic_backend_hls::package::{self, Package};
 use scenic_ir::ModuleInfo;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -124,14 +125,8 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("xo"));
     if let (Some(t), true) = (p4_target, wants_xo) {
-        output.message(
-            Level::Error,
-            &format!(
-                "`--target {t}` writes a package directory with `p4/<scu>.p4`, not a `.xo`; \
-                 give a directory, or use `--target hls` for the kernel object"
-            ),
-        );
-        return ExitCode::from(EXIT_USAGE);
+        let target = t.to_string();
+        return output.fail(&BuildError::XoForP4 { target });
     }
     let compiled = match compile::lower_with_sources(&args.file, output, deny_warnings) {
         Ok(c) => c,
@@ -157,12 +152,12 @@ pub fn run(args: &BuildArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     } else {
         args.output.clone()
     };
-    if let Err(err) = package.write(&dir) {
-        output.message(Level::Error, &err.to_string());
-        return ExitCode::from(EXIT_USAGE);
+    if let Err(source) = package.write(&dir) {
+        let dir = shown(&dir);
+        return output.fail(&BuildError::WritePackage { dir, source });
     }
-    if let Err(code) = build_p4::write(&dir, &programs, output) {
-        return code;
+    if let Err(err) = build_p4::write(&dir, &programs) {
+        return output.fail(&err);
     }
     let kernels = package.kernels();
     if let Some(t) = p4_target {
@@ -208,7 +203,7 @@ pub fn package_of(
     };
     match package::build(&inputs) {
         Ok(p) => Ok(p),
-        Err(BuildError::Backend(err)) => {
+        Err(package::BuildError::Backend(err)) => {
             output.span_error(&c.sources, &err.to_string(), err.span());
             output.summary(
                 Level::Error,
@@ -219,51 +214,42 @@ pub fn package_of(
             );
             Err(ExitCode::from(EXIT_ERRORS))
         }
-        Err(BuildError::Package(err)) => {
-            output.message(Level::Error, &err.to_string());
-            Err(ExitCode::from(EXIT_ERRORS))
-        }
+        Err(package::BuildError::Package(source)) => Err(output.fail(&BuildError::Assemble {
+            file: shown(file),
+            source,
+        })),
     }
 }
 
 /// The `.xo` half: run Vitis in every kernel directory, or say what to run where.
 fn xo(out: &Path, dir: &Path, kernels: &[String], output: &Output) -> ExitCode {
+    match make_xos(out, dir, kernels, output) {
+        Ok(made) => {
+            output.summary(
+                Level::Ok,
+                &format!("wrote {} (package in {})", made.join(", "), dir.display()),
+            );
+            ExitCode::SUCCESS
+        }
+        Err(err) => output.fail(&err),
+    }
+}
+
+/// The `.xo` of every kernel, by the Vitis tool on `PATH`: the files written.
+fn make_xos(
+    out: &Path,
+    dir: &Path,
+    kernels: &[String],
+    output: &Output,
+) -> Result<Vec<String>, BuildError> {
     if kernels.is_empty() {
-        output.message(
-            Level::Error,
-            &format!(
-                "the program has no scu and no cc, so there is no kernel to make `{}` of; the package \
-                 (manifest and model only) is in {}",
-                out.display(),
-                dir.display()
-            ),
-        );
-        return ExitCode::from(EXIT_ERRORS);
+        return Err(BuildError::NoKernel {
+            out: shown(out),
+            dir: shown(dir),
+        });
     }
     let Some(tool) = find_tool(std::env::var_os("PATH")) else {
-        let commands: Vec<String> = kernels
-            .iter()
-            .map(|k| {
-                format!(
-                    "  cd {} && v++ -c --mode hls --config hls_config.cfg --work_dir build\n  \
-                     (or: cd {0} && vitis_hls -f run_hls.tcl)",
-                    dir.join("hls").join(k).display()
-                )
-            })
-            .collect();
-        output.message(
-            Level::Error,
-            &format!(
-                "neither `v++` nor `vitis_hls` is on PATH, so `{}` was not made.\n\
-                 The SCU package is written to {}; on a machine with Vitis (after sourcing its \
-                 settings64.sh) run\n{}\nor `make -C {} xo`, which does the same for every kernel.",
-                out.display(),
-                dir.display(),
-                commands.join("\n"),
-                dir.join("hls").display()
-            ),
-        );
-        return ExitCode::from(EXIT_ERRORS);
+        return Err(no_vitis(out, dir, kernels));
     };
     let mut made = Vec::new();
     for k in kernels {
@@ -275,16 +261,30 @@ fn xo(out: &Path, dir: &Path, kernels: &[String], output: &Output) -> ExitCode {
                 .map_or_else(|| "scu".to_string(), |s| s.to_string_lossy().into_owned());
             out.with_file_name(format!("{stem}_{k}.xo"))
         };
-        match synthesize(&tool, &dir.join("hls").join(k), k, &target, output) {
-            Ok(()) => made.push(target.display().to_string()),
-            Err(code) => return code,
-        }
+        synthesize(&tool, &dir.join("hls").join(k), k, &target, output)?;
+        made.push(shown(&target));
     }
-    output.summary(
-        Level::Ok,
-        &format!("wrote {} (package in {})", made.join(", "), dir.display()),
-    );
-    ExitCode::SUCCESS
+    Ok(made)
+}
+
+/// Vitis is not installed: the error names the package and the commands to run elsewhere.
+fn no_vitis(out: &Path, dir: &Path, kernels: &[String]) -> BuildError {
+    let commands: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "  cd {} && v++ -c --mode hls --config hls_config.cfg --work_dir build\n  \
+                 (or: cd {0} && vitis_hls -f run_hls.tcl)",
+                dir.join("hls").join(k).display()
+            )
+        })
+        .collect();
+    BuildError::NoVitis {
+        out: shown(out),
+        dir: shown(dir),
+        commands: commands.join("\n"),
+        hls: shown(&dir.join("hls")),
+    }
 }
 
 /// Runs the tool in one kernel directory and copies its `.xo` to `target`.
@@ -294,14 +294,14 @@ fn synthesize(
     kernel: &str,
     target: &Path,
     output: &Output,
-) -> Result<(), ExitCode> {
-    let shown = format!(
+) -> Result<(), BuildError> {
+    let command = format!(
         "cd {} && {} {}",
         kdir.display(),
         tool.program().display(),
         tool.args().join(" ")
     );
-    output.progress(&format!("running {shown}"));
+    output.progress(&format!("running {command}"));
     // The tool's log goes to stderr: stdout is kept for what a pipe wants.
     let status = Command::new(tool.program())
         .args(tool.args())
@@ -311,34 +311,20 @@ fn synthesize(
         .status();
     match status {
         Ok(s) if s.success() => {}
-        Ok(s) => {
-            output.message(Level::Error, &format!("`{shown}` failed ({s})"));
-            return Err(ExitCode::from(EXIT_ERRORS));
-        }
-        Err(err) => {
-            output.message(Level::Error, &format!("cannot run `{shown}`: {err}"));
-            return Err(ExitCode::from(EXIT_ERRORS));
-        }
+        Ok(status) => return Err(BuildError::ToolFailed { command, status }),
+        Err(source) => return Err(BuildError::ToolNotRun { command, source }),
     }
     let Some(xo) = find_xo(kdir, kernel) else {
-        output.message(
-            Level::Error,
-            &format!("`{shown}` succeeded but left no .xo in {}", kdir.display()),
-        );
-        return Err(ExitCode::from(EXIT_ERRORS));
+        let dir = shown(kdir);
+        return Err(BuildError::NoXo { command, dir });
     };
-    if let Err(err) = std::fs::copy(&xo, target) {
-        output.message(
-            Level::Error,
-            &format!(
-                "cannot copy {} to {}: {err}",
-                xo.display(),
-                target.display()
-            ),
-        );
-        return Err(ExitCode::from(EXIT_USAGE));
-    }
-    Ok(())
+    std::fs::copy(&xo, target)
+        .map(|_| ())
+        .map_err(|source| BuildError::CopyXo {
+            from: shown(&xo),
+            to: shown(target),
+            source,
+        })
 }
 
 /// `<kernel>.xo` in the kernel directory (where run_hls.tcl and hls_config.cfg export it), else

@@ -8,8 +8,9 @@
 //! copied (the P4 tools carry their own `core.p4`, `v1model.p4` and `xsa.p4`).
 
 use crate::compile::Compiled;
+use crate::errors::{shown, BuildError};
 use crate::output::{self, Level, Output};
-use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
+use crate::{EXIT_ERRORS, EXIT_INTERNAL};
 use scenic_backend_p4::{write_p4, Error, Options, Target};
 use scenic_frontend::CheckReport;
 use std::path::Path;
@@ -29,14 +30,10 @@ pub fn programs(
     let mut programs = Vec::new();
     let mut errors: Vec<Error> = Vec::new();
     if c.module.scus.is_empty() {
-        output.message(
-            Level::Error,
-            &format!(
-                "`{}` has no scu, so there is no P4 program to write for {target}",
-                file.display()
-            ),
-        );
-        return Err(ExitCode::from(EXIT_ERRORS));
+        return Err(output.fail(&BuildError::NoScuForP4 {
+            file: shown(file),
+            target: target.to_string(),
+        }));
     }
     for scu in c.module.scus.values() {
         let mut options = Options::new(target);
@@ -71,25 +68,26 @@ pub fn programs(
 }
 
 /// Replaces the package's `p4/` with `programs` (none: `p4/` is only removed).
-pub fn write(dir: &Path, programs: &[(String, String)], output: &Output) -> Result<(), ExitCode> {
+pub fn write(dir: &Path, programs: &[(String, String)]) -> Result<(), BuildError> {
     let p4 = dir.join(P4_DIR);
-    let fail = |what: String| {
-        output.message(Level::Error, &what);
-        ExitCode::from(EXIT_USAGE)
+    let fail = |action: &'static str, path: &Path| {
+        let path = shown(path);
+        move |source| BuildError::WriteP4 {
+            action,
+            path,
+            source,
+        }
     };
     if p4.is_dir() {
-        std::fs::remove_dir_all(&p4)
-            .map_err(|e| fail(format!("cannot remove {}: {e}", p4.display())))?;
+        std::fs::remove_dir_all(&p4).map_err(fail("remove", &p4))?;
     }
     if programs.is_empty() {
         return Ok(());
     }
-    std::fs::create_dir_all(&p4)
-        .map_err(|e| fail(format!("cannot create {}: {e}", p4.display())))?;
+    std::fs::create_dir_all(&p4).map_err(fail("create", &p4))?;
     for (scu, text) in programs {
         let path = p4.join(format!("{scu}.p4"));
-        std::fs::write(&path, text)
-            .map_err(|e| fail(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text).map_err(fail("write", &path))?;
     }
     Ok(())
 }

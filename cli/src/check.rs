@@ -5,6 +5,7 @@
 //! A file that cannot be read is a usage problem (exit 2) and the `.sn` files are not checked;
 //! otherwise the exit code is 1 when any error was reported (after `-D warnings`) and 0 when not.
 
+use crate::errors::InputError;
 use crate::output::{self, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_frontend::{CheckOptions, Session};
@@ -39,7 +40,7 @@ pub fn run(args: &CheckArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     for path in files.iter().filter(|p| !crate::p4_input::is_p4(p)) {
         output.progress(&format!("checking {}", path.display()));
         if let Err(err) = session.add_path(path) {
-            output.message(output::Level::Error, &err.to_string());
+            output.fail(&InputError::load(err));
             unreadable = true;
         }
     }

@@ -4,8 +4,9 @@
 //! Diagnostics are printed as `check` prints them; a program with errors stops here with exit code 1
 //! (2 when the file cannot be read).
 
+use crate::errors::InputError;
 use crate::output::{self, Output};
-use crate::{EXIT_ERRORS, EXIT_INTERNAL, EXIT_USAGE};
+use crate::EXIT_ERRORS;
 use scenic_frontend::{CheckOptions, Session};
 use scenic_ir::{Module, ModuleInfo, Validator};
 use std::path::Path;
@@ -16,15 +17,11 @@ pub use crate::compiled::Compiled;
 /// The validator's facts about `module`, as it is after `after` (`lowering`, a pass); an invalid
 /// IR is a bug in scenicc, reported as an internal error (exit code 101), never passed on.
 pub fn validate(module: &Module, after: &str, output: &Output) -> Result<ModuleInfo, ExitCode> {
-    Validator::new().validate(module).map_err(|err| {
-        output.message(
-            output::Level::Error,
-            &format!(
-                "internal compiler error: the IR after {after} is invalid: {err}\n\
-                 (this is a bug in scenicc; please report it with the program)"
-            ),
-        );
-        ExitCode::from(EXIT_INTERNAL)
+    Validator::new().validate(module).map_err(|source| {
+        output.fail(&InputError::InvalidIr {
+            after: after.to_string(),
+            source,
+        })
     })
 }
 
@@ -45,8 +42,7 @@ pub fn lower_with_sources(
     let mut session = Session::new();
     output.progress(&format!("compiling {}", path.display()));
     if let Err(err) = session.add_path(path) {
-        output.message(output::Level::Error, &err.to_string());
-        return Err(ExitCode::from(EXIT_USAGE));
+        return Err(output.fail(&InputError::load(err)));
     }
     let report = scenic_lower::check::check(&mut session, CheckOptions { deny_warnings });
     output.diagnostics(&report);
@@ -66,10 +62,10 @@ pub fn lower_with_sources(
             sources: report.sources,
             root: (root.id(session.db()).0, root.text(session.db()).clone()),
         }),
-        Err(err) => {
-            output.message(output::Level::Error, &err.to_string());
-            Err(ExitCode::from(EXIT_ERRORS))
-        }
+        Err(source) => Err(output.fail(&InputError::Lower {
+            path: path.display().to_string(),
+            source,
+        })),
     }
 }
 
@@ -92,9 +88,8 @@ pub fn require_scu(module: &Module, name: Option<&str>, output: &Output) -> Resu
     } else {
         format!("its scus: {}", names.join(", "))
     };
-    output.message(
-        output::Level::Error,
-        &format!("no scu named `{name}` in the program ({known})"),
-    );
-    Err(ExitCode::from(EXIT_USAGE))
+    Err(output.fail(&InputError::NoSuchScu {
+        name: name.to_string(),
+        known,
+    }))
 }

@@ -6,8 +6,8 @@
 //! never printed as if it were fine.
 
 use crate::compile;
-use crate::output::{print_stdout, Level, Output};
-use crate::EXIT_USAGE;
+use crate::errors::EmitError;
+use crate::output::{print_stdout, Output};
 use scenic_opt::PassManager;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,13 +70,11 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     }
     let names: Vec<&str> = args.passes.iter().map(|p| p.trim()).collect();
     if names.iter().any(|n| n.is_empty()) {
-        output.message(Level::Error, "`--passes` has an empty pass name");
-        return ExitCode::from(EXIT_USAGE);
+        return output.fail(&EmitError::EmptyPass);
     }
     // Unknown names are usage errors, found before the program is even read.
-    if let Err(err) = manager.expand(&names) {
-        output.message(Level::Error, &err.to_string());
-        return ExitCode::from(EXIT_USAGE);
+    if let Err(source) = manager.expand(&names) {
+        return output.fail(&EmitError::Passes { source });
     }
     let mut compiled = match compile::lower_with_sources(&args.file, output, deny_warnings) {
         Ok(compiled) => compiled,
@@ -88,9 +86,8 @@ pub fn run(args: &EmitArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         Err(code) => return code,
     };
     for name in names {
-        if let Err(err) = manager.run_named(module, &[name]) {
-            output.message(Level::Error, &err.to_string());
-            return ExitCode::from(EXIT_USAGE);
+        if let Err(source) = manager.run_named(module, &[name]) {
+            return output.fail(&EmitError::Passes { source });
         }
         info = match compile::validate(module, &format!("pass `{name}`"), output) {
             Ok(info) => info,

@@ -5,8 +5,8 @@
 //! catalogue but not yet documented prints its title and says so; a code that is in neither is a usage
 //! error (exit 2).
 
-use crate::output::{self, Level, Output};
-use crate::EXIT_USAGE;
+use crate::errors::ExplainError;
+use crate::output::{self, Output};
 use scenic_frontend::diag::{codes, explain};
 use std::process::ExitCode;
 
@@ -49,17 +49,7 @@ fn explain_code(code: &str, out: &Output) -> ExitCode {
             ));
             ExitCode::SUCCESS
         }
-        None => {
-            out.message(
-                Level::Error,
-                &format!("no such diagnostic code `{}`", code.trim()),
-            );
-            out.message(
-                Level::Help,
-                "run `scenicc explain --list` to see every code",
-            );
-            ExitCode::from(EXIT_USAGE)
-        }
+        None => out.fail(&ExplainError::UnknownCode(code.trim().to_string())),
     }
 }
 

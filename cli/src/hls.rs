@@ -6,8 +6,9 @@
 //! rendered at their source like every other diagnostic.
 
 use crate::compile::{self, Compiled};
+use crate::errors::{EmitError, TestError};
 use crate::output::{print_stdout, Level, Output};
-use crate::{EXIT_ERRORS, EXIT_USAGE};
+use crate::EXIT_ERRORS;
 use scenic_backend_hls::csim::{self, CsimDevice};
 use scenic_backend_hls::{Options, SourceLines};
 use scenic_sim::stf::{self, StfReport};
@@ -64,8 +65,8 @@ pub fn emit(file: &Path, scu: Option<&str>, output: &Output, deny_warnings: bool
     {
         Some(name) => name,
         None => {
-            output.message(Level::Error, &scenic_backend_hls::Error::NoScu.to_string());
-            return ExitCode::from(EXIT_ERRORS);
+            let file = file.display().to_string();
+            return output.fail(&EmitError::NoKernel { file });
         }
     };
     match scenic_backend_hls::write_one(module, &info, &options(file, &compiled), &name) {
@@ -73,9 +74,8 @@ pub fn emit(file: &Path, scu: Option<&str>, output: &Output, deny_warnings: bool
             print_stdout(&kernel.cpp);
             ExitCode::SUCCESS
         }
-        Err(err @ scenic_backend_hls::Error::NoSuchScu(_)) => {
-            output.message(Level::Error, &err.to_string());
-            ExitCode::from(EXIT_USAGE)
+        Err(scenic_backend_hls::Error::NoSuchScu(name)) => {
+            output.fail(&EmitError::NoSuchKernel { name })
         }
         Err(err) => backend_error(file, &compiled, &err, output),
     }
@@ -91,10 +91,8 @@ pub fn run_stf(
     output: &Output,
     deny_warnings: bool,
 ) -> Result<Vec<(String, StfReport)>, ExitCode> {
-    let ap_types = csim::ap_types(ap_types).map_err(|err| {
-        output.message(Level::Error, &err.to_string());
-        ExitCode::from(EXIT_USAGE)
-    })?;
+    let ap_types =
+        csim::ap_types(ap_types).map_err(|source| output.fail(&TestError::ApTypes { source }))?;
     let compiled = compile::lower_with_sources(file, output, deny_warnings)?;
     compile::require_scu(&compiled.module, scu, output)?;
     let info = compile::validate(&compiled.module, "lowering", output)?;
@@ -111,11 +109,8 @@ pub fn run_stf(
                 continue;
             }
         };
-        let mut device =
-            CsimDevice::new(&compiled.module, &files, &ap_types, &[]).map_err(|err| {
-                output.message(Level::Error, &err.to_string());
-                ExitCode::from(EXIT_ERRORS)
-            })?;
+        let mut device = CsimDevice::new(&compiled.module, &files, &ap_types, &[])
+            .map_err(|source| output.fail(&TestError::Csim { source }))?;
         reports.push((name.clone(), stf::run_on(&mut device, &commands, scu)));
     }
     Ok(reports)

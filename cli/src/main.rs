@@ -3,7 +3,8 @@
 //! This crate is the thin command line: it parses arguments with clap, wires them to the library
 //! crates and turns outcomes into output and exit codes. It holds no compiler logic. This file has the
 //! clap definitions and the dispatch; each subcommand lives in a module of its own ([`check`],
-//! [`explain`]), and [`output`] prints diagnostics, summaries and messages.
+//! [`explain`]), and [`output`] prints diagnostics, summaries and messages. scenicc's own errors are
+//! typed per command family ([`errors`]) and drawn by miette ([`failure`]).
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the program has errors, 2 usage errors and I/O problems.
 
@@ -13,13 +14,16 @@ mod check;
 mod compile;
 mod compiled;
 mod emit;
+mod errors;
 mod explain;
+mod failure;
 mod hls;
 mod output;
 mod p4;
 mod p4_input;
 mod sim;
 mod sim_capture;
+mod sim_output;
 mod test;
 
 use clap::builder::styling::Style;

@@ -4,8 +4,11 @@
 //! kept for what a pipe wants: JSON diagnostics (`--message-format json`, one object per line and
 //! nothing else) and the text of `scenicc explain`. Summary lines follow rustc (`error: could not check
 //! ...`), are dropped by `-q` and never appear in JSON mode. Failures to write (a closed pipe) are
-//! ignored rather than turned into panics.
+//! ignored rather than turned into panics. scenicc's own errors (a file it cannot read, a tool that is
+//! missing) are typed [`Failure`]s, printed by [`Output::fail`] through `failure::render` (miette), in
+//! every mode, on stderr.
 
+use crate::failure::{self, Failure};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::term;
 use codespan_reporting::term::termcolor::{
@@ -14,6 +17,7 @@ use codespan_reporting::term::termcolor::{
 use scenic_frontend::diag::render::SourceMap;
 use scenic_frontend::CheckReport;
 use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
 
 /// `--message-format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -42,8 +46,6 @@ pub enum Level {
     Error,
     /// `warning:` in bold yellow.
     Warning,
-    /// `help:` in bold cyan.
-    Help,
     /// `ok:` in bold green.
     Ok,
 }
@@ -53,7 +55,6 @@ impl Level {
         match self {
             Level::Error => "error",
             Level::Warning => "warning",
-            Level::Help => "help",
             Level::Ok => "ok",
         }
     }
@@ -62,7 +63,6 @@ impl Level {
         match self {
             Level::Error => TermColor::Red,
             Level::Warning => TermColor::Yellow,
-            Level::Help => TermColor::Cyan,
             Level::Ok => TermColor::Green,
         }
     }
@@ -73,6 +73,8 @@ impl Level {
 pub struct Output {
     format: MessageFormat,
     color: ColorChoice,
+    /// Whether failures are drawn with colour (the same choice as `color`, made once).
+    styled: bool,
     quiet: bool,
     verbose: bool,
 }
@@ -90,6 +92,8 @@ impl Output {
         Output {
             format,
             color,
+            styled: color == ColorChoice::Always
+                || (color == ColorChoice::Auto && env_allows_color()),
             quiet,
             verbose,
         }
@@ -104,6 +108,13 @@ impl Output {
         let stream = StandardStream::stderr(self.color);
         let mut out = stream.lock();
         let _ = write_message(&mut out, level, text);
+    }
+
+    /// Prints an application-level error (in every mode, on stderr) and returns its exit code.
+    pub fn fail<E: Failure>(&self, err: &E) -> ExitCode {
+        let text = failure::render(err, self.styled);
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        ExitCode::from(err.exit_code())
     }
 
     /// A summary line: dropped by `-q` and in JSON mode.
@@ -210,6 +221,14 @@ impl Output {
             }
         }
     }
+}
+
+/// What `ColorChoice::Auto` leaves to the environment: no `NO_COLOR`, and a terminal that is not
+/// `dumb` (the rules termcolor applies to the diagnostics).
+fn env_allows_color() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    !no_color && !dumb
 }
 
 /// Prints `text` to stdout as is (explanations, lists); a closed pipe ends the output quietly.

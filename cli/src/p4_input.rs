@@ -7,8 +7,9 @@
 //! file's, applies `-D warnings`, and maps the outcome to exit codes (1 errors, 2 unreadable file).
 
 use crate::compiled::Compiled;
+use crate::errors::InputError;
 use crate::output::{self, Output};
-use crate::{EXIT_ERRORS, EXIT_USAGE};
+use crate::EXIT_ERRORS;
 use scenic_frontend::diag::Severity;
 use scenic_frontend::CheckReport;
 use std::path::Path;
@@ -58,10 +59,7 @@ fn read(
 ) -> Result<(CheckReport, Option<scenic_ir::Module>), ExitCode> {
     let (mut report, module) = match scenic_lower::p4::compile_path(path) {
         Ok(r) => r,
-        Err(err) => {
-            out.message(output::Level::Error, &err.to_string());
-            return Err(ExitCode::from(EXIT_USAGE));
-        }
+        Err(err) => return Err(out.fail(&InputError::load(err))),
     };
     if deny_warnings {
         for diag in &mut report.diagnostics {

@@ -12,19 +12,16 @@
 //! (each opened when the first thing for it comes out, `--out` and the directory in any case), so
 //! memory does not grow with the capture. One pass over the capture before any packet runs finds a
 //! bad record or a jump of time that would stop the run, so that such a run still writes nothing.
+//! What stops a run is a [`SimError`] (exit 2, or 1 when the program refuses the setup), printed
+//! by `Output::fail`; the files are written by `sim_output`.
 
 use crate::compile;
-use crate::output::{self, Output};
+use crate::errors::{shown, SimError};
+use crate::output::Output;
 use crate::sim_capture::Capture;
-use crate::{EXIT_ERRORS, EXIT_USAGE};
-use scenic_interp::stream::DmaTransfer;
-use scenic_io::{entries, pcap};
+use crate::sim_output::{port_file, Outputs};
+use scenic_io::entries::{self, Entries};
 use scenic_sim::capture::{Event, LargestStep, SimOptions, Simulation, StreamError, Summary};
-use scenic_sim::setup::SetupError;
-use scenic_sim::{HOST_PORT, PASS_PORT, SCU_PORT_BASE};
-use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -65,263 +62,86 @@ fn parse_csr(text: &str) -> Result<(String, u64), String> {
     Ok((name.trim().to_string(), value))
 }
 
+/// Why a run stopped: the front half printed diagnostics (its exit code), or an error to print.
+enum Stop {
+    Printed(ExitCode),
+    Failed(SimError),
+}
+
+impl From<SimError> for Stop {
+    fn from(err: SimError) -> Stop {
+        Stop::Failed(err)
+    }
+}
+
 /// Runs `scenicc sim`.
 pub fn run(args: &SimArgs, out: &Output, deny_warnings: bool) -> ExitCode {
-    let capture = match Capture::open(&args.input) {
-        Ok(c) => c,
-        Err(err) => return usage(out, &err),
-    };
-    let named = |err: &dyn std::fmt::Display| format!("`{}`: {err}", args.input.display());
-    let steps = match check_capture(&capture) {
-        Ok(steps) => steps,
-        Err(err) => return usage(out, &named(&err)),
-    };
-    let entries = match &args.entries {
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| entries::parse(&t).map_err(|e| e.to_string()))
-        {
-            Ok(e) => Some(e),
-            Err(err) => return usage(out, &format!("`{}`: {err}", path.display())),
-        },
-        None => None,
-    };
-    let module = match compile::lower(&args.file, out, deny_warnings) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    match simulate(args, out, deny_warnings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Stop::Printed(code)) => code,
+        Err(Stop::Failed(err)) => out.fail(&err),
+    }
+}
+
+fn simulate(args: &SimArgs, out: &Output, deny_warnings: bool) -> Result<(), Stop> {
+    let capture = Capture::open(&args.input)?;
+    let steps = check_capture(&capture)?;
+    let entries = args.entries.as_deref().map(read_entries).transpose()?;
+    let module = compile::lower(&args.file, out, deny_warnings).map_err(Stop::Printed)?;
     let options = SimOptions {
         scu: args.scu.clone(),
         trace: args.trace,
     };
     // Set up and look for a jump of time before running anything, so that a run refused for
     // either leaves no output files, as when everything was written at the end.
-    let simulation = Simulation::new(&module, entries.as_ref(), &args.csrs, &options)
-        .and_then(|s| s.check_time(steps.get(), capture.timestamps()).map(|()| s));
-    let mut simulation = match simulation {
-        Ok(s) => s,
-        Err(err) => return setup_error(out, &err),
-    };
-    let mut files = Outputs::new(args, &module);
+    let mut simulation = Simulation::new(&module, entries.as_ref(), &args.csrs, &options)
+        .and_then(|s| s.check_time(steps.get(), capture.timestamps()).map(|()| s))
+        .map_err(SimError::setup)?;
+    let mut files = Outputs::new(args.out.as_deref(), args.out_dir.as_deref(), &module);
     let mut sink = |event: Event<'_>| files.write(event);
-    let mut pass = match capture.stream() {
-        Ok(p) => p,
-        Err(err) => return usage(out, &named(&err)),
-    };
+    let mut pass = capture.stream()?;
     while let Some(record) = pass.next() {
         // The capture was checked: an error now means the file changed under us.
-        let record = match record {
-            Ok(r) => r,
-            Err(err) => return usage(out, &named(&format!("changed while being read: {err}"))),
-        };
+        let record = record.map_err(|source| SimError::CaptureChanged {
+            path: shown(capture.path()),
+            source,
+        })?;
         match simulation.packet(record.ts_ns, record.data, &mut sink) {
             Ok(()) => {}
-            Err(StreamError::Setup(err)) => return setup_error(out, &err),
-            Err(StreamError::Sink(err)) => return usage(out, &err),
+            Err(StreamError::Setup(source)) => return Err(SimError::setup(source).into()),
+            Err(StreamError::Sink(err)) => return Err(err.into()),
         }
     }
     let summary = simulation.finish();
-    if let Err(err) = files.finish() {
-        return usage(out, &err);
-    }
+    files.finish()?;
     print_summary(&module, &summary);
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 /// One pass over the whole capture before any packet runs: a bad record is an error before
 /// anything is written. Returns the largest step of time between its packets.
-fn check_capture(capture: &Capture) -> Result<LargestStep, String> {
+fn check_capture(capture: &Capture) -> Result<LargestStep, SimError> {
     let mut steps = LargestStep::default();
     let mut pass = capture.stream()?;
     while let Some(record) = pass.next() {
-        steps.push(record.map_err(|e| e.to_string())?.ts_ns);
+        let record = record.map_err(|source| SimError::Capture {
+            path: shown(capture.path()),
+            source,
+        })?;
+        steps.push(record.ts_ns);
     }
     Ok(steps)
 }
 
-fn usage(out: &Output, message: &str) -> ExitCode {
-    out.message(output::Level::Error, message);
-    ExitCode::from(EXIT_USAGE)
-}
-
-fn setup_error(out: &Output, err: &SetupError) -> ExitCode {
-    out.message(output::Level::Error, &err.to_string());
-    ExitCode::from(EXIT_ERRORS)
-}
-
-/// The files of `--out` and `--out-dir`, written as packets and DMA transfers come out. A file is
-/// created by the first thing written to it, so `--out-dir` holds files only for the ports and DMA
-/// outputs that had some; `--out` and the directory are created at the end if nothing came out.
-struct Outputs<'a> {
-    module: &'a scenic_ir::Module,
-    out_path: Option<&'a Path>,
-    out: Option<PcapFile>,
-    dir: Option<&'a Path>,
-    dir_made: bool,
-    ports: BTreeMap<u32, PcapFile>,
-    /// Per DMA output and element: the bytes of its transfers, appended.
-    dma: Vec<(String, usize, PathBuf, BufWriter<File>)>,
-}
-
-impl<'a> Outputs<'a> {
-    fn new(args: &'a SimArgs, module: &'a scenic_ir::Module) -> Self {
-        Outputs {
-            module,
-            out_path: args.out.as_deref(),
-            out: None,
-            dir: args.out_dir.as_deref(),
-            dir_made: false,
-            ports: BTreeMap::new(),
-            dma: Vec::new(),
-        }
-    }
-
-    /// Prints a trace, or writes a packet or a transfer where it goes.
-    fn write(&mut self, event: Event<'_>) -> Result<(), String> {
-        match event {
-            Event::Trace { n, lines } => {
-                eprintln!("packet {n}:");
-                for line in lines {
-                    eprintln!("  {line}");
-                }
-                Ok(())
-            }
-            Event::Packet { ts_ns, port, data } => self.packet(ts_ns, port, data),
-            Event::Transfer { transfer, .. } => self.transfer(&transfer),
-        }
-    }
-
-    fn packet(&mut self, ts_ns: u64, port: u32, data: &[u8]) -> Result<(), String> {
-        if let Some(path) = self.out_path {
-            if self.out.is_none() {
-                self.out = Some(PcapFile::create(path.to_path_buf())?);
-            }
-            if let Some(file) = &mut self.out {
-                file.write(ts_ns, data)?;
-            }
-        }
-        let Some(dir) = self.dir else {
-            return Ok(());
-        };
-        if !self.ports.contains_key(&port) {
-            self.make_dir()?;
-            let path = dir.join(port_file(self.module, port));
-            if self.out_path == Some(path.as_path()) {
-                // Two writers on one file would interleave their records into garbage.
-                return Err(format!(
-                    "`--out {}` is also a file `--out-dir` writes: choose another name",
-                    path.display()
-                ));
-            }
-            self.ports.insert(port, PcapFile::create(path)?);
-        }
-        match self.ports.get_mut(&port) {
-            Some(file) => file.write(ts_ns, data),
-            None => Ok(()),
-        }
-    }
-
-    fn transfer(&mut self, t: &DmaTransfer) -> Result<(), String> {
-        let Some(dir) = self.dir else {
-            return Ok(());
-        };
-        let known = self.dma.iter().position(|d| d.0 == t.out && d.1 == t.index);
-        let at = match known {
-            Some(at) => at,
-            None => {
-                self.make_dir()?;
-                let name = if t.index == 0 {
-                    format!("dma-{}.bin", t.out)
-                } else {
-                    format!("dma-{}-{}.bin", t.out, t.index)
-                };
-                let path = dir.join(name);
-                let file = File::create(&path)
-                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-                self.dma
-                    .push((t.out.clone(), t.index, path, BufWriter::new(file)));
-                self.dma.len() - 1
-            }
-        };
-        let (_, _, path, file) = &mut self.dma[at];
-        file.write_all(&t.data)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-    }
-
-    fn make_dir(&mut self) -> Result<(), String> {
-        if let (Some(dir), false) = (self.dir, self.dir_made) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-            self.dir_made = true;
-        }
-        Ok(())
-    }
-
-    /// Creates what nothing was written to (`--out`, the directory) and flushes every file.
-    fn finish(mut self) -> Result<(), String> {
-        if let (Some(path), None) = (self.out_path, &self.out) {
-            self.out = Some(PcapFile::create(path.to_path_buf())?);
-        }
-        self.make_dir()?;
-        for file in self.out.iter_mut().chain(self.ports.values_mut()) {
-            file.flush()?;
-        }
-        for (_, _, path, file) in &mut self.dma {
-            file.flush()
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        }
-        Ok(())
-    }
-}
-
-/// A pcap file being written, with its path for messages.
-struct PcapFile {
-    path: PathBuf,
-    writer: pcap::Writer<BufWriter<File>>,
-}
-
-impl PcapFile {
-    /// Creates the file, and its folder if missing (as `scenicc build` creates its output's).
-    fn create(path: PathBuf) -> Result<Self, String> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-        }
-        let file =
-            File::create(&path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
-        // Large writes: one system call per 64 KiB rather than per 8 KiB of packets.
-        let writer = pcap::Writer::new(BufWriter::with_capacity(1 << 16, file))
-            .map_err(|e| e.to_string())?;
-        Ok(PcapFile { path, writer })
-    }
-
-    fn write(&mut self, ts_ns: u64, data: &[u8]) -> Result<(), String> {
-        self.writer
-            .write_packet(ts_ns, data)
-            .map_err(|e| format!("`{}`: {e}", self.path.display()))
-    }
-
-    fn flush(&mut self) -> Result<(), String> {
-        self.writer
-            .flush()
-            .map_err(|e| format!("`{}`: {e}", self.path.display()))
-    }
-}
-
-fn port_file(module: &scenic_ir::Module, port: u32) -> String {
-    match port {
-        HOST_PORT => "host.pcap".into(),
-        PASS_PORT => "pass.pcap".into(),
-        p if p >= SCU_PORT_BASE => {
-            let k = (p - SCU_PORT_BASE) as usize;
-            let name = module
-                .scus
-                .values()
-                .nth(k)
-                .map_or_else(|| k.to_string(), |s| s.name.clone());
-            format!("scu-{name}.pcap")
-        }
-        p => format!("port{p}.pcap"),
+/// The `--entries` file, read and parsed.
+fn read_entries(path: &Path) -> Result<Entries, SimError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::Read {
+        path: shown(path),
+        source,
+    })?;
+    match entries::parse(&text) {
+        Ok(entries) => Ok(entries),
+        Err(err) => Err(SimError::entries(shown(path), text, err)),
     }
 }
 
@@ -364,7 +184,10 @@ mod tests {
     //! way `scenicc sim` wrote them before it streamed: all at the end, grouped by port.
 
     use super::*;
+    use crate::{EXIT_ERRORS, EXIT_USAGE};
+    use scenic_io::pcap;
     use scenic_sim::capture::{self, SimResult};
+    use std::collections::BTreeMap;
 
     fn example(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

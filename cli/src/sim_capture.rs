@@ -3,6 +3,7 @@
 //! is too large to allow), holding a buffer of a few hundred KiB, not the file. Anything else
 //! (a pipe, `/dev/stdin`) cannot be read twice, so it is read whole into memory first.
 
+use crate::errors::{shown, SimError};
 use scenic_io::stream::CaptureStream;
 use std::fs::File;
 use std::io::Read;
@@ -12,14 +13,17 @@ use std::path::{Path, PathBuf};
 pub enum Capture {
     /// A regular file, opened again for each pass.
     File(PathBuf),
-    /// The bytes of a source that can be read only once.
-    Bytes(Vec<u8>),
+    /// The bytes of a source that can be read only once, and its path (for messages).
+    Bytes(PathBuf, Vec<u8>),
 }
 
 impl Capture {
     /// The capture at `path`, or why it cannot be read.
-    pub fn open(path: &Path) -> Result<Capture, String> {
-        let cannot = |e: std::io::Error| format!("cannot read `{}`: {e}", path.display());
+    pub fn open(path: &Path) -> Result<Capture, SimError> {
+        let cannot = |source| SimError::Read {
+            path: shown(path),
+            source,
+        };
         let file = File::open(path).map_err(cannot)?;
         let regular = file.metadata().map_err(cannot)?.is_file();
         if regular {
@@ -28,18 +32,29 @@ impl Capture {
         let mut bytes = Vec::new();
         let mut file = file;
         file.read_to_end(&mut bytes).map_err(cannot)?;
-        Ok(Capture::Bytes(bytes))
+        Ok(Capture::Bytes(path.to_path_buf(), bytes))
+    }
+
+    /// The path given for the capture.
+    pub fn path(&self) -> &Path {
+        match self {
+            Capture::File(path) | Capture::Bytes(path, _) => path,
+        }
     }
 
     /// A pass over the capture from its start, its file header checked.
-    pub fn stream(&self) -> Result<CaptureStream<Box<dyn Read + '_>>, String> {
+    pub fn stream(&self) -> Result<CaptureStream<Box<dyn Read + '_>>, SimError> {
         let source: Box<dyn Read + '_> = match self {
-            Capture::File(path) => Box::new(
-                File::open(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
-            ),
-            Capture::Bytes(bytes) => Box::new(bytes.as_slice()),
+            Capture::File(path) => Box::new(File::open(path).map_err(|source| SimError::Read {
+                path: shown(path),
+                source,
+            })?),
+            Capture::Bytes(_, bytes) => Box::new(bytes.as_slice()),
         };
-        CaptureStream::new(source).map_err(|e| e.to_string())
+        CaptureStream::new(source).map_err(|source| SimError::Capture {
+            path: shown(self.path()),
+            source,
+        })
     }
 
     /// The timestamps of a new pass, read only as they are asked for. A pass that cannot start

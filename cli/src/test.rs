@@ -7,8 +7,9 @@
 //! problems. See `docs/testing.md` for the STF format and scenicc's extensions.
 
 use crate::compile;
-use crate::output::{self, print_stdout, Output};
-use crate::{EXIT_ERRORS, EXIT_USAGE};
+use crate::errors::TestError;
+use crate::output::{print_stdout, Output};
+use crate::EXIT_ERRORS;
 use scenic_sim::stf;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,12 +51,9 @@ pub fn run(args: &TestArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     for path in &args.tests {
         match std::fs::read_to_string(path) {
             Ok(text) => texts.push((path.display().to_string(), text)),
-            Err(err) => {
-                output.message(
-                    output::Level::Error,
-                    &format!("cannot read `{}`: {err}", path.display()),
-                );
-                return ExitCode::from(EXIT_USAGE);
+            Err(source) => {
+                let path = path.display().to_string();
+                return output.fail(&TestError::Read { path, source });
             }
         }
     }

@@ -114,7 +114,15 @@ fn a_missing_file_exits_2_with_a_clear_message() {
     let out = scenicc(dir.path(), &["check", "missing.sn"]);
     assert_eq!(code(&out), Some(2));
     let err = stderr(&out);
-    assert!(err.starts_with("error: cannot read `missing.sn`"), "{err}");
+    // scenicc's own errors are drawn by miette: code, message, cause, help.
+    assert!(
+        err.starts_with("scenicc::input::read\n\n  x cannot read `missing.sn`\n  `-> "),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: check that the path names a readable file"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -124,7 +132,7 @@ fn a_directory_is_not_a_file() {
     let out = scenicc(dir.path(), &["check", "."]);
     assert_eq!(code(&out), Some(2));
     assert!(
-        stderr(&out).starts_with("error: cannot read `.`"),
+        stderr(&out).starts_with("scenicc::input::read\n\n  x cannot read `.`\n"),
         "{}",
         stderr(&out)
     );
@@ -232,10 +240,13 @@ fn explain_rejects_unknown_codes_with_exit_2() {
     assert_eq!(code(&out), Some(2));
     let err = stderr(&out);
     assert!(
-        err.contains("error: no such diagnostic code `E9999`"),
+        err.starts_with("scenicc::explain::unknown_code\n\n  x no such diagnostic code `E9999`\n"),
         "{err}"
     );
-    assert!(err.contains("scenicc explain --list"), "{err}");
+    assert!(
+        err.contains("help: run `scenicc explain --list` to see every code"),
+        "{err}"
+    );
     assert_eq!(stdout(&out), "");
 }
 
