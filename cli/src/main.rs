@@ -9,6 +9,7 @@
 
 mod build;
 mod build_p4;
+mod cc_sim;
 mod check;
 mod compile;
 mod compiled;
@@ -122,6 +123,12 @@ enum Command {
         ("Test a P4 program (v1model, the subset of docs/p4.md)", "scenicc test examples/p4/basic_router.p4 examples/p4/basic_router.stf"),
     ]))]
     Test(test::TestArgs),
+    /// Simulate a congestion controller on a RoCE-style fabric (incast, converging flows).
+    #[command(after_help = examples(&[
+        ("DCQCN on an 8-to-1 incast", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/incast8.toml --out out/incast8"),
+        ("Two DCQCN flows converging, another seed", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/two --seed 7"),
+    ]))]
+    CcSim(cc_sim::CcSimArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
     #[command(after_help = examples(&[
         ("Explain a code (case does not matter)", "scenicc explain E0202"),
@@ -219,6 +226,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args, &output),
         Command::Sim(args) => sim::run(args, &output, deny_warnings),
         Command::Test(args) => test::run(args, &output, deny_warnings),
+        Command::CcSim(args) => cc_sim::run(args, &output, deny_warnings),
     }
 }
 
