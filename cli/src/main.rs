@@ -275,6 +275,7 @@ mod tests {
             ("scenicc test a.sn a.stf", "test"),
             ("scenicc explain E0202", "explain"),
             ("scenicc sim a.sn --in i.pcap --out o.pcap", "sim"),
+            ("scenicc cc-sim a.sn --scenario s.toml --out d --seed 3", "cc-sim"),
         ];
         for (line, name) in cases {
             let cli = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -285,6 +286,7 @@ mod tests {
                 Command::Sim(_) => "sim",
                 Command::Test(_) => "test",
                 Command::Explain(_) => "explain",
+                Command::CcSim(_) => "cc-sim",
             };
             assert_eq!(got, name, "{line}");
         }
