@@ -275,7 +275,10 @@ mod tests {
             ("scenicc test a.sn a.stf", "test"),
             ("scenicc explain E0202", "explain"),
             ("scenicc sim a.sn --in i.pcap --out o.pcap", "sim"),
-            ("scenicc cc-sim a.sn --scenario s.toml --out d --seed 3", "cc-sim"),
+            (
+                "scenicc cc-sim a.sn --scenario s.toml --out d --seed 3",
+                "cc-sim",
+            ),
         ];
         for (line, name) in cases {
             let cli = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));

@@ -37,7 +37,10 @@ fn main() {
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let text = text
         .replace("duration = \"10ms\"", &format!("duration = \"{ms}ms\""))
-        .replace("measure_from = \"5ms\"", &format!("measure_from = \"{}us\"", ms * 500));
+        .replace(
+            "measure_from = \"5ms\"",
+            &format!("measure_from = \"{}us\"", ms * 500),
+        );
     let scenario = match Scenario::parse("incast8.toml", &text) {
         Ok(s) => s,
         Err(err) => {
