@@ -146,8 +146,8 @@ impl Simulation<'_> {
         }
     }
 
-    /// The figures of the run.
-    pub fn summary(&self) -> crate::report::Summary {
+    /// Every flow's figures.
+    fn flow_summaries(&self) -> Vec<crate::report::FlowSummary> {
         let sc = self.scenario;
         let st = &self.stats;
         let window = sc.duration - sc.measure_from;
@@ -182,6 +182,15 @@ impl Simulation<'_> {
                 timeouts: s.timeouts,
             });
         }
+        flows
+    }
+
+    /// The figures of the run.
+    pub fn summary(&self) -> crate::report::Summary {
+        let sc = self.scenario;
+        let st = &self.stats;
+        let window = sc.duration - sc.measure_from;
+        let flows = self.flow_summaries();
         let fair: Vec<usize> = (0..flows.len())
             .filter(|&f| {
                 sc.flows[f].start <= sc.measure_from && self.receivers[f].done_at.is_none()
