@@ -10,6 +10,7 @@
 
 mod build;
 mod build_p4;
+mod cc_sim;
 mod check;
 mod compile;
 mod compiled;
@@ -126,6 +127,12 @@ enum Command {
         ("Test a P4 program (v1model, the subset of docs/p4.md)", "scenicc test examples/p4/basic_router.p4 examples/p4/basic_router.stf"),
     ]))]
     Test(test::TestArgs),
+    /// Simulate a congestion controller on a RoCE-style fabric (incast, converging flows).
+    #[command(after_help = examples(&[
+        ("DCQCN on an 8-to-1 incast", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/incast8.toml --out out/incast8"),
+        ("Two DCQCN flows converging, another seed", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/two --seed 7"),
+    ]))]
+    CcSim(cc_sim::CcSimArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
     #[command(after_help = examples(&[
         ("Explain a code (case does not matter)", "scenicc explain E0202"),
@@ -223,6 +230,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args, &output),
         Command::Sim(args) => sim::run(args, &output, deny_warnings),
         Command::Test(args) => test::run(args, &output, deny_warnings),
+        Command::CcSim(args) => cc_sim::run(args, &output, deny_warnings),
     }
 }
 
@@ -271,6 +279,10 @@ mod tests {
             ("scenicc test a.sn a.stf", "test"),
             ("scenicc explain E0202", "explain"),
             ("scenicc sim a.sn --in i.pcap --out o.pcap", "sim"),
+            (
+                "scenicc cc-sim a.sn --scenario s.toml --out d --seed 3",
+                "cc-sim",
+            ),
         ];
         for (line, name) in cases {
             let cli = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -281,6 +293,7 @@ mod tests {
                 Command::Sim(_) => "sim",
                 Command::Test(_) => "test",
                 Command::Explain(_) => "explain",
+                Command::CcSim(_) => "cc-sim",
             };
             assert_eq!(got, name, "{line}");
         }

@@ -1,0 +1,438 @@
+//! The controllers: each flow's cc state lives in a reference-interpreter [`Machine`], fed the
+//! flow's signals exactly as `scenicc test` feeds STF events (`Machine::cc_event`, time in ns).
+//!
+//! A cc's `param`s are one value for all of its flows (docs/language.md §8.2), so flows whose
+//! scenario `params` differ run on separate machines (as if on separate NICs); flows with the same
+//! params share one. Within a machine a flow's state is the cc's per-flow state, keyed by the flow's
+//! index.
+//!
+//! Invariants:
+//! - A flow is created in its machine when it starts (a `sent 0` event: it creates the state,
+//!   starts the timers, counts nothing).
+//! - Bytes sent are batched: a flow's unreported bytes are handed over (as one `Sent`) before any
+//!   other call into its machine, and as soon as they would make a byte counter fire. The batch is
+//!   reported at the time of its last packet, so byte counters fire when they would have with one
+//!   event per packet, and a `restart` in between sees the same counts.
+//! - A signal for which the cc has no handler is not delivered (the interpreter would only advance
+//!   time, which the timer events do anyway).
+//! - [`Controllers::timer_due`] is the earliest time-timer firing of a machine; the simulator calls
+//!   [`Controllers::fire_timers`] then, so rates change at the instant a timer says.
+
+use crate::scenario::{Scenario, ScenarioError};
+use cranelift_entity::EntityRef;
+use scenic_interp::cc::CcEvent;
+use scenic_interp::Machine;
+use scenic_ir::entities::CcId;
+use scenic_ir::program::{Cc, Event, Module, OutputKind};
+use scenic_ir::types::{Dimension, Type};
+
+/// Which handlers a cc has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Handlers {
+    /// `on ack`.
+    pub ack: bool,
+    /// `on cnp`.
+    pub cnp: bool,
+    /// `on ecn`.
+    pub ecn: bool,
+    /// `on loss`.
+    pub loss: bool,
+    /// `on timeout`.
+    pub timeout: bool,
+    /// `on rtt`.
+    pub rtt: bool,
+    /// At least one `on timer`.
+    pub timer: bool,
+    /// At least one `on bytes`.
+    pub bytes: bool,
+}
+
+impl Handlers {
+    fn of(def: &Cc) -> Handlers {
+        let mut h = Handlers::default();
+        for handler in &def.handlers {
+            match handler.event {
+                Event::Ack => h.ack = true,
+                Event::Cnp => h.cnp = true,
+                Event::Ecn => h.ecn = true,
+                Event::Loss => h.loss = true,
+                Event::Timeout => h.timeout = true,
+                Event::Rtt => h.rtt = true,
+                Event::Timer(t) => match def.timers[t].period.0 {
+                    Dimension::Size => h.bytes = true,
+                    Dimension::Duration | Dimension::Rate => h.timer = true,
+                },
+            }
+        }
+        h
+    }
+
+    /// Whether the handler named as in the language (`ack`, `timer`, ...) is there.
+    pub fn has(&self, name: &str) -> Option<bool> {
+        Some(match name {
+            "ack" => self.ack,
+            "cnp" => self.cnp,
+            "ecn" => self.ecn,
+            "loss" => self.loss,
+            "timeout" => self.timeout,
+            "rtt" => self.rtt,
+            "timer" => self.timer,
+            "bytes" => self.bytes,
+            _ => return None,
+        })
+    }
+}
+
+struct FlowCc {
+    group: usize,
+    /// Bytes sent and not yet reported, and when the last of them was sent (ps).
+    pending: u64,
+    pending_ps: u64,
+    /// Bytes until the nearest byte counter fires (u64::MAX: none).
+    to_fire: u64,
+}
+
+struct Group<'m> {
+    machine: Machine<'m>,
+    flows: Vec<u32>,
+}
+
+/// Every flow's controller.
+pub struct Controllers<'m> {
+    cc: CcId,
+    def: &'m Cc,
+    /// Whether the output is a rate (else a window).
+    pub rate_output: bool,
+    /// Its handlers.
+    pub handlers: Handlers,
+    groups: Vec<Group<'m>>,
+    flows: Vec<FlowCc>,
+}
+
+impl<'m> Controllers<'m> {
+    /// Finds the scenario's cc in `module`, checks the scenario against it and makes the machines.
+    pub fn new(module: &'m Module, scenario: &Scenario) -> Result<Controllers<'m>, ScenarioError> {
+        let src = &scenario.source;
+        let (cc, def) = match &scenario.cc {
+            Some(name) => module
+                .ccs
+                .iter()
+                .find(|(_, c)| c.name == *name.get_ref())
+                .ok_or_else(|| {
+                    src.error(
+                        Some(name.span()),
+                        format!("the program has no cc named `{}`", name.get_ref()),
+                    )
+                })?,
+            None => {
+                let mut all = module.ccs.iter();
+                match (all.next(), all.next()) {
+                    (Some(one), None) => one,
+                    (None, _) => {
+                        return Err(src.error(None, "the program defines no congestion controller"))
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(src.error(
+                            None,
+                            "the program defines several ccs: say which with `cc = \"NAME\"`",
+                        ))
+                    }
+                }
+            }
+        };
+        let handlers = Handlers::of(def);
+        check_requires(scenario, &handlers)?;
+        let mut controllers = Controllers {
+            cc,
+            def,
+            rate_output: def.output.0 == OutputKind::Rate,
+            handlers,
+            groups: Vec::new(),
+            flows: Vec::new(),
+        };
+        let mut keys: Vec<Vec<(String, u64)>> = Vec::new();
+        for (i, flow) in scenario.flows.iter().enumerate() {
+            let mut params = Vec::new();
+            for (name, value) in &flow.params {
+                params.push((
+                    name.clone(),
+                    param_value(module, def, name, value, scenario)?,
+                ));
+            }
+            let group = match keys.iter().position(|k| *k == params) {
+                Some(g) => g,
+                None => {
+                    let mut machine = Machine::new(module);
+                    for (name, v) in &params {
+                        machine.set_cc_param(&def.name, name, *v);
+                    }
+                    keys.push(params);
+                    controllers.groups.push(Group {
+                        machine,
+                        flows: Vec::new(),
+                    });
+                    keys.len() - 1
+                }
+            };
+            controllers.groups[group].flows.push(i as u32);
+            controllers.flows.push(FlowCc {
+                group,
+                pending: 0,
+                pending_ps: 0,
+                to_fire: u64::MAX,
+            });
+        }
+        Ok(controllers)
+    }
+
+    /// The cc's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The number of machines.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// The machine group of `flow`.
+    pub fn group_of(&self, flow: u32) -> usize {
+        self.flows.get(flow as usize).map_or(0, |f| f.group)
+    }
+
+    /// The flows of machine group `g`.
+    pub fn flows_of(&self, g: usize) -> &[u32] {
+        self.groups.get(g).map_or(&[], |g| &g.flows)
+    }
+
+    /// Starts `flow` at `now` ps: its state is created and its timers start.
+    pub fn start(&mut self, flow: u32, now: u64) {
+        self.call(flow, CcEvent::Sent(0), now);
+        self.refresh_to_fire(flow);
+    }
+
+    /// `flow` sent `bytes` at `now` ps.
+    pub fn sent(&mut self, flow: u32, bytes: u64, now: u64) {
+        if !self.handlers.bytes {
+            return;
+        }
+        let Some(f) = self.flows.get_mut(flow as usize) else {
+            return;
+        };
+        f.pending += bytes;
+        f.pending_ps = now;
+        if f.pending >= f.to_fire {
+            self.flush_group(f_group(&self.flows, flow));
+        }
+    }
+
+    /// Delivers a signal to `flow` at `now` ps (if the cc handles it).
+    pub fn signal(&mut self, flow: u32, event: CcEvent, now: u64) {
+        let handled = match event {
+            CcEvent::Ack { .. } => self.handlers.ack,
+            CcEvent::Cnp => self.handlers.cnp,
+            CcEvent::Ecn => self.handlers.ecn,
+            CcEvent::Loss => self.handlers.loss,
+            CcEvent::Timeout => self.handlers.timeout,
+            CcEvent::Rtt(_) => self.handlers.rtt,
+            CcEvent::Sent(_) => self.handlers.bytes,
+        };
+        if handled {
+            let g = f_group(&self.flows, flow);
+            self.flush_group(g);
+            self.call(flow, event, now);
+            self.refresh_group(g);
+        }
+    }
+
+    fn refresh_group(&mut self, g: usize) {
+        if !self.handlers.bytes {
+            return;
+        }
+        let flows = self.flows_of(g).to_vec();
+        for flow in flows {
+            self.refresh_to_fire(flow);
+        }
+    }
+
+    /// The earliest time (ps) a time timer of group `g` is due.
+    pub fn timer_due(&self, g: usize) -> Option<u64> {
+        let group = self.groups.get(g)?;
+        let rt = group.machine.ccs.get(self.cc.index())?;
+        let mut due: Option<u64> = None;
+        for (id, t) in self.def.timers.iter() {
+            if t.period.0 == Dimension::Size {
+                continue;
+            }
+            for flow in rt.flows.values() {
+                if let Some(&at) = flow.timers.get(id.index()) {
+                    due = Some(due.map_or(at, |d: u64| d.min(at)));
+                }
+            }
+        }
+        due.map(|ns| ns.saturating_mul(1000))
+    }
+
+    /// Runs every timer of group `g` due at or before `now` ps.
+    pub fn fire_timers(&mut self, g: usize, now: u64) {
+        self.flush_group(g);
+        if let Some(group) = self.groups.get_mut(g) {
+            group.machine.advance_time(now / 1000);
+        }
+        self.refresh_group(g);
+    }
+
+    /// The output of `flow`: its rate (bit/s) or window (bytes).
+    pub fn output(&self, flow: u32) -> Option<u64> {
+        let g = self.flows.get(flow as usize)?.group;
+        self.groups
+            .get(g)?
+            .machine
+            .cc_output(self.cc, u64::from(flow))
+    }
+
+    fn call(&mut self, flow: u32, event: CcEvent, now: u64) {
+        let g = f_group(&self.flows, flow);
+        if let Some(group) = self.groups.get_mut(g) {
+            group
+                .machine
+                .cc_event(self.cc, u64::from(flow), event, now / 1000);
+        }
+    }
+
+    /// Reports every flow's pending bytes of group `g`, earliest last packet first.
+    fn flush_group(&mut self, g: usize) {
+        let Some(group) = self.groups.get(g) else {
+            return;
+        };
+        let mut pending: Vec<(u64, u32, u64)> = group
+            .flows
+            .iter()
+            .filter_map(|&f| {
+                let s = self.flows.get(f as usize)?;
+                (s.pending > 0).then_some((s.pending_ps, f, s.pending))
+            })
+            .collect();
+        pending.sort_unstable();
+        for (at, flow, bytes) in pending {
+            if let Some(s) = self.flows.get_mut(flow as usize) {
+                s.pending = 0;
+            }
+            self.call(flow, CcEvent::Sent(bytes), at);
+            self.refresh_to_fire(flow);
+        }
+    }
+
+    fn refresh_to_fire(&mut self, flow: u32) {
+        let g = f_group(&self.flows, flow);
+        let mut to_fire = u64::MAX;
+        if let Some(rt) = self
+            .groups
+            .get(g)
+            .and_then(|group| group.machine.ccs.get(self.cc.index()))
+            .and_then(|rt| rt.flows.get(&u64::from(flow)))
+        {
+            for (id, t) in self.def.timers.iter() {
+                if t.period.0 == Dimension::Size {
+                    let count = rt.timers.get(id.index()).copied().unwrap_or(0);
+                    to_fire = to_fire.min(t.period.1.max(1).saturating_sub(count));
+                }
+            }
+        }
+        if let Some(f) = self.flows.get_mut(flow as usize) {
+            f.to_fire = to_fire;
+        }
+    }
+}
+
+fn f_group(flows: &[FlowCc], flow: u32) -> usize {
+    flows.get(flow as usize).map_or(0, |f| f.group)
+}
+
+/// Every name in `requires` is a handler kind the controller has.
+fn check_requires(scenario: &Scenario, handlers: &Handlers) -> Result<(), ScenarioError> {
+    for req in &scenario.requires {
+        match handlers.has(req.get_ref()) {
+            Some(true) => {}
+            Some(false) => {
+                return Err(scenario.source.error(
+                    Some(req.span()),
+                    format!(
+                        "the scenario requires `on {}` but the controller has no such handler",
+                        req.get_ref()
+                    ),
+                ))
+            }
+            None => {
+                return Err(scenario.source.error(
+                    Some(req.span()),
+                    format!(
+                        "unknown signal `{}` (ack, cnp, ecn, loss, timeout, rtt, timer, bytes)",
+                        req.get_ref()
+                    ),
+                ))
+            }
+        }
+    }
+    let reacts = handlers.ack
+        || handlers.ecn
+        || handlers.loss
+        || handlers.timeout
+        || handlers.rtt
+        || (handlers.cnp && scenario.host.cnp);
+    if !reacts {
+        return Err(scenario.source.error(
+            None,
+            "the controller handles none of the congestion signals this scenario produces \
+             (ack, ecn, loss, timeout, rtt, and cnp unless `[host] cnp = false`)",
+        ));
+    }
+    Ok(())
+}
+
+/// The raw value of scenario param `name` for the interpreter (`Machine::set_cc_param`).
+fn param_value(
+    module: &Module,
+    def: &Cc,
+    name: &str,
+    value: &toml::Spanned<toml::Value>,
+    scenario: &Scenario,
+) -> Result<u64, ScenarioError> {
+    let err = |msg: String| scenario.source.error(Some(value.span()), msg);
+    let Some(param) = def.params.values().find(|p| p.name == name) else {
+        let known: Vec<&str> = def.params.values().map(|p| p.name.as_str()).collect();
+        return Err(err(format!(
+            "cc `{}` has no param `{name}` (its params: {})",
+            def.name,
+            known.join(", ")
+        )));
+    };
+    let _ = module;
+    let kind = match param.ty {
+        Type::Quantity(Dimension::Duration) => Some(crate::units::Kind::Duration),
+        Type::Quantity(Dimension::Size) => Some(crate::units::Kind::Size),
+        Type::Quantity(Dimension::Rate) => Some(crate::units::Kind::Rate),
+        _ => None,
+    };
+    match (value.get_ref(), kind) {
+        (toml::Value::String(s), Some(kind)) => {
+            let v = crate::units::parse(kind, s).map_err(&err)?;
+            // Durations are nanoseconds in the language, picoseconds in scenarios.
+            Ok(match kind {
+                crate::units::Kind::Duration => v / 1000,
+                crate::units::Kind::Size | crate::units::Kind::Rate => v,
+            })
+        }
+        (toml::Value::Integer(i), _) => {
+            u64::try_from(*i).map_err(|_| err(format!("param `{name}` cannot be negative: {i}")))
+        }
+        (toml::Value::Boolean(b), _) => Ok(u64::from(*b)),
+        _ => Err(err(format!(
+            "param `{name}` takes {}",
+            match kind {
+                Some(_) => "a quantity with a unit (like \"40Mbps\") or a raw integer",
+                None => "an integer (its raw bits)",
+            }
+        ))),
+    }
+}

@@ -1,0 +1,370 @@
+//! Scenario files (TOML, docs/cc-sim.md): what the simulated fabric looks like, which flows run on
+//! it and for how long.
+//!
+//! Reading is two steps. [`Scenario::parse`] deserializes the file into the `Raw*` structs (every
+//! table `deny_unknown_fields`, so a misspelt key is an error) and resolves defaults and units;
+//! [`crate::control`] later checks the flows' `params` and the `requires` list against the
+//! controller. Every error carries the file name, line and column ([`ScenarioError`]): serde errors
+//! come with the TOML reader's byte span, semantic ones keep the [`toml::Spanned`] of the value they
+//! are about.
+//!
+//! Invariants of a parsed [`Scenario`]: at least one flow; every rate and the MTU are positive;
+//! `kmin <= kmax`, `0 <= pmax <= 1`; the duration and sample interval are positive; times are in
+//! picoseconds, sizes in bytes, rates in bit/s.
+
+use crate::units::{Duration, Rate, Size};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use toml::Spanned;
+
+/// A scenario error at a place in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file's name, as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The file a scenario came from, for locating errors found after parsing.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The name used in messages.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl Source {
+    /// An error at byte `span` (its start) of the file.
+    pub fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> ScenarioError {
+        let at = span.map_or(0, |s| s.start.min(self.text.len()));
+        let before = self.text.get(..at).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ScenarioError {
+            file: self.name.clone(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<String>,
+    duration: Spanned<Duration>,
+    seed: Option<u64>,
+    sample_every: Option<Spanned<Duration>>,
+    measure_from: Option<Spanned<Duration>>,
+    cc: Option<Spanned<String>>,
+    requires: Option<Vec<Spanned<String>>>,
+    topology: RawTopology,
+    #[serde(default)]
+    switch: RawSwitch,
+    #[serde(default)]
+    host: RawHost,
+    flow: Spanned<Vec<Spanned<RawFlow>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTopology {
+    kind: TopologyKind,
+    link_rate: Option<Spanned<Rate>>,
+    bottleneck_rate: Option<Spanned<Rate>>,
+    link_delay: Option<Duration>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSwitch {
+    buffer: Option<Spanned<Size>>,
+    ecn: Option<bool>,
+    kmin: Option<Spanned<Size>>,
+    kmax: Option<Spanned<Size>>,
+    pmax: Option<Spanned<f64>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHost {
+    mtu: Option<Spanned<Size>>,
+    header: Option<Size>,
+    cnp: Option<bool>,
+    cnp_interval: Option<Duration>,
+    rto: Option<Spanned<Duration>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    start: Option<Duration>,
+    size: Option<Spanned<Size>>,
+    count: Option<Spanned<u32>>,
+    stagger: Option<Duration>,
+    #[serde(default)]
+    params: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+/// How senders and receivers are wired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    /// Every sender has its own receiver; all flows cross one switch-to-switch bottleneck link.
+    Dumbbell,
+    /// Every flow goes to one receiver: the switch's port to it is the bottleneck (N→1).
+    Incast,
+}
+
+/// Links and the topology.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// How it is wired.
+    pub kind: TopologyKind,
+    /// Rate of every host link (bit/s).
+    pub link_rate: u64,
+    /// Rate of the bottleneck link (bit/s).
+    pub bottleneck_rate: u64,
+    /// Propagation delay of every link (ps).
+    pub link_delay: u64,
+}
+
+/// Switch egress queues.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    /// Bytes each egress queue holds; a packet that does not fit is dropped.
+    pub buffer: u64,
+    /// Whether RED/ECN marking is on.
+    pub ecn: bool,
+    /// No marking below this queue depth (bytes).
+    pub kmin: u64,
+    /// Every packet marked above this depth (bytes).
+    pub kmax: u64,
+    /// Marking probability at `kmax`, rising linearly from 0 at `kmin`.
+    pub pmax: f64,
+}
+
+/// Senders and receivers.
+#[derive(Clone, Debug)]
+pub struct Host {
+    /// Payload bytes per packet.
+    pub mtu: u64,
+    /// Header bytes per packet (on the wire, paced and queued with the payload).
+    pub header: u64,
+    /// Whether receivers send CNPs for ECN-marked packets.
+    pub cnp: bool,
+    /// At most one CNP per flow per this interval (ps).
+    pub cnp_interval: u64,
+    /// Retransmission timeout (ps): no acknowledged progress for this long rewinds the flow.
+    pub rto: u64,
+}
+
+/// One flow.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    /// When it starts (ps).
+    pub start: u64,
+    /// Its size in bytes; `None` runs until the end.
+    pub size: Option<u64>,
+    /// Controller params for this flow, by name, with the value's place in the file.
+    pub params: Vec<(String, Spanned<toml::Value>)>,
+}
+
+/// A parsed scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Its name.
+    pub name: String,
+    /// Simulated time (ps).
+    pub duration: u64,
+    /// The random seed (RED marking).
+    pub seed: u64,
+    /// Time series sample interval (ps).
+    pub sample_every: u64,
+    /// Start of the measurement window (ps): utilisation, fairness and throughputs are measured
+    /// over `[measure_from, duration)`.
+    pub measure_from: u64,
+    /// The controller to run, by name (`None`: the program's only one).
+    pub cc: Option<Spanned<String>>,
+    /// Handlers the controller must have (`cnp`, `ack`, `timer`, ...).
+    pub requires: Vec<Spanned<String>>,
+    /// The topology.
+    pub topology: Topology,
+    /// The switches.
+    pub switch: Switch,
+    /// The hosts.
+    pub host: Host,
+    /// The flows, one sender each.
+    pub flows: Vec<FlowSpec>,
+    /// The file, for errors found later.
+    pub source: Source,
+}
+
+const US: u64 = 1_000_000;
+
+impl Scenario {
+    /// Parses scenario `text` read from file `name`.
+    pub fn parse(name: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        let source = Source {
+            name: name.to_string(),
+            text: text.to_string(),
+        };
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| source.error(e.span(), e.message().trim()))?;
+        resolve(raw, source)
+    }
+}
+
+fn positive<T>(
+    source: &Source,
+    value: &Option<Spanned<T>>,
+    get: impl Fn(&T) -> u64,
+    what: &str,
+) -> Result<(), ScenarioError> {
+    match value {
+        Some(v) if get(v.get_ref()) == 0 => {
+            Err(source.error(Some(v.span()), format!("{what} must be positive")))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn resolve(raw: RawScenario, source: Source) -> Result<Scenario, ScenarioError> {
+    let t = &raw.topology;
+    positive(&source, &t.link_rate, |r| r.0, "`link_rate`")?;
+    positive(&source, &t.bottleneck_rate, |r| r.0, "`bottleneck_rate`")?;
+    let link_rate = t
+        .link_rate
+        .as_ref()
+        .map_or(200_000_000_000, |r| r.get_ref().0);
+    let topology = Topology {
+        kind: t.kind,
+        link_rate,
+        bottleneck_rate: t
+            .bottleneck_rate
+            .as_ref()
+            .map_or(link_rate, |r| r.get_ref().0),
+        link_delay: t.link_delay.map_or(US, |d| d.0),
+    };
+    let switch = resolve_switch(&raw.switch, &source)?;
+    positive(&source, &raw.host.mtu, |s| s.0, "`mtu`")?;
+    positive(&source, &raw.host.rto, |d| d.0, "`rto`")?;
+    let host = Host {
+        mtu: raw.host.mtu.as_ref().map_or(1000, |m| m.get_ref().0),
+        header: raw.host.header.map_or(64, |h| h.0),
+        cnp: raw.host.cnp.unwrap_or(true),
+        cnp_interval: raw.host.cnp_interval.map_or(50 * US, |d| d.0),
+        rto: raw.host.rto.as_ref().map_or(1000 * US, |d| d.get_ref().0),
+    };
+    let duration = raw.duration.get_ref().0;
+    positive(&source, &Some(raw.duration.clone()), |d| d.0, "`duration`")?;
+    positive(&source, &raw.sample_every, |d| d.0, "`sample_every`")?;
+    let flows = resolve_flows(raw.flow, &source)?;
+    let measure_from = match &raw.measure_from {
+        Some(m) if m.get_ref().0 >= duration => {
+            return Err(source.error(
+                Some(m.span()),
+                "`measure_from` must be before the end of the run (`duration`)",
+            ))
+        }
+        Some(m) => m.get_ref().0,
+        None => duration / 2,
+    };
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| source.name.clone()),
+        duration,
+        seed: raw.seed.unwrap_or(1),
+        sample_every: raw.sample_every.map_or(10 * US, |s| s.get_ref().0),
+        measure_from,
+        cc: raw.cc,
+        requires: raw.requires.unwrap_or_default(),
+        topology,
+        switch,
+        host,
+        flows,
+        source,
+    })
+}
+
+fn resolve_switch(raw: &RawSwitch, source: &Source) -> Result<Switch, ScenarioError> {
+    let size =
+        |s: &Option<Spanned<Size>>, default: u64| s.as_ref().map_or(default, |v| v.get_ref().0);
+    let switch = Switch {
+        buffer: size(&raw.buffer, 4 << 20),
+        ecn: raw.ecn.unwrap_or(true),
+        kmin: size(&raw.kmin, 100_000),
+        kmax: size(&raw.kmax, 400_000),
+        pmax: raw.pmax.as_ref().map_or(0.2, |p| *p.get_ref()),
+    };
+    positive(source, &raw.buffer, |b| b.0, "`buffer`")?;
+    if let Some(p) = &raw.pmax {
+        if !(0.0..=1.0).contains(p.get_ref()) {
+            return Err(source.error(Some(p.span()), "`pmax` is a probability: 0 to 1"));
+        }
+    }
+    if switch.kmin > switch.kmax {
+        let span = raw.kmin.as_ref().or(raw.kmax.as_ref()).map(|k| k.span());
+        return Err(source.error(span, "`kmin` must not exceed `kmax`"));
+    }
+    Ok(switch)
+}
+
+fn resolve_flows(
+    raw: Spanned<Vec<Spanned<RawFlow>>>,
+    source: &Source,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let span = raw.span();
+    let mut flows = Vec::new();
+    for flow in raw.into_inner() {
+        let flow = flow.into_inner();
+        positive(source, &flow.size, |s| s.0, "a flow's `size`")?;
+        let count = match &flow.count {
+            Some(c) if *c.get_ref() == 0 => {
+                return Err(source.error(Some(c.span()), "`count` must be at least 1"))
+            }
+            Some(c) => *c.get_ref(),
+            None => 1,
+        };
+        let start = flow.start.map_or(0, |s| s.0);
+        let stagger = flow.stagger.map_or(0, |s| s.0);
+        for k in 0..u64::from(count) {
+            flows.push(FlowSpec {
+                start: start.saturating_add(stagger.saturating_mul(k)),
+                size: flow.size.as_ref().map(|s| s.get_ref().0),
+                params: flow
+                    .params
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            });
+        }
+    }
+    if flows.is_empty() {
+        return Err(source.error(Some(span), "a scenario needs at least one `[[flow]]`"));
+    }
+    if flows.len() > 4096 {
+        return Err(source.error(Some(span), "at most 4096 flows"));
+    }
+    Ok(flows)
+}
