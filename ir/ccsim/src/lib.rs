@@ -16,15 +16,14 @@
 pub mod control;
 pub mod event;
 pub mod fabric;
-pub mod host;
 pub mod report;
 pub mod scenario;
 pub mod sim;
-pub mod stats;
 pub mod units;
 
 pub use report::Summary;
 pub use scenario::{Scenario, ScenarioError};
+pub use sim::{host, stats};
 
 use scenic_ir::Module;
 

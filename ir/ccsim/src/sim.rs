@@ -8,12 +8,15 @@
 //!   so a sender always paces at the rate (or within the window) the controller holds now.
 //! - Nothing here reads a clock or an unseeded random source: one scenario and seed give one run.
 
+pub mod host;
+pub mod stats;
+
 use crate::control::Controllers;
 use crate::event::{Ev, Queue};
 use crate::fabric::{Enqueued, Fabric};
-use crate::host::{Receiver, Sender};
 use crate::scenario::Scenario;
-use crate::stats::Stats;
+use crate::sim::host::{Receiver, Sender};
+use crate::sim::stats::Stats;
 
 /// A run in progress.
 pub struct Simulation<'a> {

@@ -14,8 +14,8 @@
 //! - FCT: from the flow's start to the arrival of its last byte at the receiver.
 
 use crate::fabric::Fabric;
-use crate::host::Receiver;
 use crate::scenario::Scenario;
+use crate::sim::host::Receiver;
 use crate::sim::Simulation;
 use std::fmt::Write;
 
