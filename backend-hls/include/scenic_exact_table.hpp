@@ -13,6 +13,9 @@
 //   insert_const(k, d)  the same for a constant entry (counts toward N; remove and clear leave it).
 //   remove(k)      removes a run-time entry; false when k is absent or constant. (The interpreter
 //                  removes by entry handle; the host runtime keeps handle -> key.)
+//   update(k, d)   replaces the data of a run-time entry in place (one payload write: the key
+//                  stays in its slot, a lookup sees the old data or the new); false when k is
+//                  absent or constant (TableState::modify).
 //   clear()        removes every run-time entry (TableState::clear_runtime); constants stay.
 //   iterate(pos, k, d, is_const, next) / host_iterate(cursor, k, d, is_const)  as
 //                  scenic::hash_map's iterate / host_iterate, plus the entry's constant flag.
@@ -28,6 +31,7 @@
 //   ap_uint<8> insert(const ap_uint<KW>& k, const D& d);
 //   ap_uint<8> insert_const(const ap_uint<KW>& k, const D& d);
 //   bool remove(const ap_uint<KW>& k);
+//   bool update(const ap_uint<KW>& k, const D& d);
 //   void clear();
 //   bool iterate(const ap_uint<32>& pos, ap_uint<KW>& k, D& d, bool& is_const,
 //                ap_uint<32>& next);
@@ -125,6 +129,19 @@ class exact_table {
         typename core_t::loc_t moved = p.at;
         slot_t moved_slot = zero<slot_t>();
         core_.erase(p.at, moved, moved_slot);
+        return true;
+    }
+
+    bool update(const ap_uint<KW>& k, const D& d) {
+        typename core_t::probe_t p;
+        core_.probe(k, p);
+        if (!p.found || p.payload.is_const) {
+            return false;
+        }
+        slot_t v;
+        v.data = d;
+        v.is_const = false;
+        core_.set_payload(p.at, v);
         return true;
     }
 

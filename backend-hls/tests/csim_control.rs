@@ -229,8 +229,14 @@ fn table(p: &mut Pair<'_>, t: &TableControl) {
         0,
         BigUint::from(t.actions.len() as u64),
     );
+    modifies(p, t, &handles);
     for h in handles.iter().step_by(2) {
         p.send(Op::TableRemove, t.target, *h, 0u32.into());
+    }
+    // Stale handles (removed above), on both sides `NotFound` (or `BadAction`, `Constant`).
+    for h in handles.iter().step_by(2).take(2) {
+        let rec = random_entry(&mut p.rng, t);
+        p.send(Op::TableModify, t.target, *h, rec);
     }
     if let Some(h) = handles.first() {
         p.send(Op::TableRemove, t.target, *h, 0u32.into());
@@ -244,6 +250,27 @@ fn table(p: &mut Pair<'_>, t: &TableControl) {
     let rec = random_entry(&mut p.rng, t);
     p.send(Op::TableAdd, t.target, 0, rec);
     p.packets(2);
+}
+
+/// `TableModify` of live entries (a random record: its keys and priority must be ignored), of
+/// handles nobody was given, with an action the table lacks, then packets through the table.
+fn modifies(p: &mut Pair<'_>, t: &TableControl, handles: &[u32]) {
+    for h in handles.iter().skip(1).step_by(2) {
+        let rec = random_entry(&mut p.rng, t);
+        p.send(Op::TableModify, t.target, *h, rec);
+    }
+    let bad = BigUint::from(t.actions.len() as u64);
+    for h in handles.first().copied().into_iter().chain([0, 0xdead]) {
+        p.send(Op::TableModify, t.target, h, bad.clone());
+        let rec = random_entry(&mut p.rng, t);
+        p.send(Op::TableModify, t.target, h, rec);
+    }
+    if let Some(h) = handles.last() {
+        // Row bits kept, another generation (hashed tables), or simply another number.
+        let rec = random_entry(&mut p.rng, t);
+        p.send(Op::TableModify, t.target, h.wrapping_add(1 << 24), rec);
+    }
+    p.packets(4);
 }
 
 fn counters_and_meters(p: &mut Pair<'_>) {
@@ -356,6 +383,7 @@ fn bad_targets(p: &mut Pair<'_>) {
         Op::TableRemove,
         Op::TableClear,
         Op::TableSetDefault,
+        Op::TableModify,
     ] {
         p.send(op, l.tables.len() as u16, 0, 0u32.into());
     }
@@ -543,4 +571,128 @@ fn language_rules_hold_on_both_sides() {
     add(&mut p, [host, tcp], 26);
     assert_eq!(ops_port(&mut p, 1, [10, 1, 2, 3], 6), 26, "/32 beats /16");
     assert_eq!(ops_port(&mut p, 1, [10, 1, 2, 4], 6), 25, "the /16");
+}
+
+/// A packet to both sides of `control_ops` as [`ops_port`] sends it; the port it leaves on, or
+/// `None` when the program dropped it.
+fn ops_fate(p: &mut Pair<'_>, sel: u8, dst: [u8; 4], proto: u8) -> Option<u8> {
+    let mut pkt = vec![2, 0, 0, 0, 0, sel, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    pkt.extend([0x45, 0, 0, 46, 0, 0, 0, 0, 64, proto, 0, 0, 10, 9, 9, 9]);
+    pkt.extend(dst);
+    pkt.resize(64, 0);
+    let a = Device::packet(&mut p.machine, p.scu, &pkt, 0, 0).expect("interpreter");
+    let b = p.csim.packet(p.scu, &pkt, 0, 0).expect("csim");
+    assert_eq!(a, b, "{}: a packet to {dst:?}, protocol {proto}", p.name);
+    match a.as_slice() {
+        [] => None,
+        [(scenic_interp::Destination::Network(port), _)] => Some(*port),
+        other => panic!("one output to the network or none expected, got {other:?}"),
+    }
+}
+
+/// `TableModify` on every table kind of `control_ops.sn`, both sides, with the results taken from
+/// the op's documentation (`Op::TableModify`: the entry `index` takes the record's action and
+/// arguments, keeps its keys and priority; `BadAction`, then `Constant`, then `NotFound`) and
+/// language.md §7.9.5 (constant entries cannot be modified): a packet before the modify takes the
+/// old action, a packet after it the new one.
+#[test]
+fn modify_takes_effect_on_both_sides() {
+    let Some(ap_types) = common::ap_types_or_skip("csim_control") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let module = load(&root.join("../ir/sim/tests/programs/control_ops.sn"));
+    let mut p = pair("control_ops (modify)", &module, &ap_types, 7);
+    let status = |r: Response| Status::from_code(r.status).expect("a known status");
+    let src = u64::from(u32::from_be_bytes([10, 9, 9, 9]));
+    let exact = |v: u64| KeyMatch::Exact(Const::from_u64(v));
+    let dst = [10, 1, 2, 3];
+    let args = |a: &[u32]| a.iter().map(|x| BigUint::from(*x)).collect::<Vec<_>>();
+    // (table, selector, its keys for the packet above, action positions and arguments: added,
+    // modified to, modified again; the ports those give, `None` for a drop).
+    type Step = (u32, &'static [u32], Option<u8>);
+    let cases: [(&str, u8, Vec<KeyMatch>, [Step; 3]); 4] = [
+        (
+            "by_type",
+            0,
+            vec![exact(0x0800), exact(1)],
+            [(0, &[3], Some(3)), (1, &[], None), (0, &[5], Some(5))],
+        ),
+        (
+            "routes",
+            1,
+            vec![
+                KeyMatch::Lpm(Const::from_u64(u64::from(u32::from_be_bytes(dst))), 24),
+                exact(6),
+            ],
+            [
+                (0, &[2], Some(2)),
+                (0, &[12], Some(12)),
+                (0, &[13], Some(13)),
+            ],
+        ),
+        (
+            "acl",
+            2,
+            vec![
+                exact(src),
+                KeyMatch::Range(Const::from_u64(64), Const::from_u64(64)),
+            ],
+            [
+                (0, &[21, 1], Some(21)),
+                (1, &[], None),
+                (0, &[22, 2], Some(22)),
+            ],
+        ),
+        (
+            "hosts",
+            4,
+            vec![exact(src)],
+            [
+                (0, &[31], Some(31)),
+                (0, &[41], Some(41)),
+                (0, &[42], Some(42)),
+            ],
+        ),
+    ];
+    for (name, sel, keys, [added, first, second]) in cases {
+        let tc = p.layout.table(name).expect("table").clone();
+        let rec = tc
+            .encode_entry(&keys, added.0, &args(added.1), 0)
+            .expect("encodes");
+        let r = p.send(Op::TableAdd, tc.target, 0, rec);
+        assert_eq!(status(r.clone()), Status::Ok, "{name}: adds");
+        let h = u32::try_from(&r.data).expect("a handle");
+        assert_eq!(ops_fate(&mut p, sel, dst, 6), added.2, "{name}: added");
+        for (action, a, fate) in [first, second] {
+            let rec = tc.encode_default(action, &args(a)).expect("encodes");
+            let r = p.send(Op::TableModify, tc.target, h, rec);
+            assert_eq!(status(r), Status::Ok, "{name}: modifies");
+            assert_eq!(ops_fate(&mut p, sel, dst, 6), fate, "{name}: modified");
+        }
+        // An action the table lacks, then a handle no entry has: refused, nothing changes.
+        let bad = BigUint::from(tc.actions.len() as u64);
+        let r = p.send(Op::TableModify, tc.target, h, bad);
+        assert_eq!(status(r), Status::BadAction, "{name}: bad action");
+        let rec = tc.encode_default(added.0, &args(added.1)).expect("encodes");
+        let r = p.send(Op::TableModify, tc.target, h ^ (1 << 20), rec.clone());
+        assert_eq!(status(r), Status::NotFound, "{name}: no such handle");
+        assert_eq!(ops_fate(&mut p, sel, dst, 6), second.2, "{name}: unchanged");
+        // Removed: its handle is stale.
+        let r = p.send(Op::TableRemove, tc.target, h, 0u32.into());
+        assert_eq!(status(r), Status::Ok, "{name}: removes");
+        let r = p.send(Op::TableModify, tc.target, h, rec);
+        assert_eq!(status(r), Status::NotFound, "{name}: a stale handle");
+    }
+    // The constant table `fixed` (selector 3): 17 => fx_out(17); `Constant` for any handle.
+    let fixed = p.layout.table("fixed").expect("fixed").clone();
+    let rec = fixed.encode_default(0, &args(&[12])).expect("encodes");
+    for h in [0, 1] {
+        let r = p.send(Op::TableModify, fixed.target, h, rec.clone());
+        assert_eq!(status(r), Status::Constant, "fixed: handle {h}");
+    }
+    let bad = BigUint::from(fixed.actions.len() as u64);
+    let r = p.send(Op::TableModify, fixed.target, 0, bad);
+    assert_eq!(status(r), Status::BadAction, "fixed: the action first");
+    assert_eq!(ops_fate(&mut p, 3, dst, 17), Some(17), "fixed: unchanged");
 }

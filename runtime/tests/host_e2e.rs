@@ -1,7 +1,8 @@
 //! The host API and the `scenic` command line end to end against the emulated device with its
 //! models (the server's loader builds units on the interpreter and serves the slot queues):
 //! `examples/firewall.sn` loaded into slot 0, its table, CSRs, counters, map, meter and
-//! notifications driven by name, and `l3_router`'s writable CSRs through the window.
+//! notifications driven by name, an entry modified in place under traffic, and `l3_router`'s
+//! writable CSRs through the window.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use num_bigint::BigUint;
 use scenic_runtime::load::load_with;
+use scenic_runtime::net::{Class, Destination, SlotEngine, SlotInput, Source};
 use scenic_runtime::notify::Notifications;
 use scenic_runtime::{Package, Scu, ScuError, Which};
 use scenic_scu_abi::control::Status;
@@ -94,6 +96,129 @@ fn firewall_by_name() {
     assert_eq!((got[0].record.slot, got[0].record.target), (0, 1));
 }
 
+/// A UDP frame from `src` to 10.0.0.1, port 80 (no constant rule of firewall.sn's `acl` matches
+/// it); what the program did with it on slot 0: passed to the host unchanged (`true`) or dropped.
+fn passes(engine: &mut impl SlotEngine, src: [u8; 4], now_ns: u64) -> bool {
+    let mut f = vec![0u8; 14 + 20 + 8];
+    f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+    f[12..14].copy_from_slice(&[0x08, 0x00]);
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&28u16.to_be_bytes());
+    f[22] = 64;
+    f[23] = 17;
+    f[26..30].copy_from_slice(&src);
+    f[30..34].copy_from_slice(&[10, 0, 0, 1]);
+    f[34..36].copy_from_slice(&1234u16.to_be_bytes());
+    f[36..38].copy_from_slice(&80u16.to_be_bytes());
+    f[38..40].copy_from_slice(&8u16.to_be_bytes());
+    let v = engine.packet(SlotInput {
+        data: &f,
+        source: Source::Network(0),
+        now_ns,
+        class: Class::Slow,
+    });
+    if v.dropped {
+        assert!(v.outputs.is_empty(), "{v:?}");
+        return false;
+    }
+    assert_eq!(v.outputs, vec![(Destination::Host, f)]);
+    true
+}
+
+/// language.md §7.9.8 ("the host adds, modifies and removes entries") through the host API:
+/// firewall.sn's `acl` denies a source with a run-time entry, `table_modify` turns that entry
+/// into `allow` in place (its keys, priority and handle stay), and the source's packets pass.
+/// Arguments, actions and constant tables are checked against the manifest before sending; a
+/// handle no entry has is the unit's `NotFound`, reported with the handle.
+#[test]
+fn modify_an_entry_in_place() {
+    let p = TestPackage::new("firewall");
+    let emu = Emu::start_models();
+    let dev = emu.open();
+    let state = emu.state_dir();
+    let pkg = Package::open(&p.dir).unwrap();
+    load_with(&dev, 0, &pkg, None, &state).unwrap();
+    let scu = Scu::attach_with(&dev, 0, &pkg, None, Which::Active, state.clone()).unwrap();
+    let mut engine = emu.engine(0);
+    let src = [10, 9, 0, 7];
+    // The default `limit(0)` (10 Gbps, 256 KiB burst) passes a 42-byte frame.
+    assert!(passes(&mut engine, src, 1), "before any entry");
+    let h = scu
+        .table_add_text("acl", &["10.9.0.7/32", "_", "_", "_"], "deny", &[], Some(2))
+        .unwrap();
+    assert!(!passes(&mut engine, src, 2), "denied");
+    assert!(passes(&mut engine, [10, 9, 0, 8], 3), "another source");
+
+    scu.table_modify("acl", h, "allow", &[]).unwrap();
+    assert!(passes(&mut engine, src, 4), "allowed after the modify");
+    let journal = state.read_journal(0).unwrap().unwrap();
+    let entries = &journal.tables["acl"].entries;
+    assert_eq!(entries.len(), 1);
+    let e = &entries[0];
+    assert_eq!(
+        (e.handle, e.keys[0].as_str(), e.priority),
+        (h, "10.9.0.7/32", 2),
+        "the entry keeps its handle, keys and priority"
+    );
+    assert_eq!(
+        (e.action.action.as_str(), e.action.args.len()),
+        ("allow", 0)
+    );
+    // Back to deny through the text form, then `limit(7)`.
+    scu.table_modify_text("acl", h, "deny", &[]).unwrap();
+    assert!(!passes(&mut engine, src, 5), "denied again");
+    scu.table_modify_text("acl", h, "limit", &["7"]).unwrap();
+    assert!(passes(&mut engine, src, 6), "limit(7): 10 Gbps");
+    let journal = state.read_journal(0).unwrap().unwrap();
+    let a = &journal.tables["acl"].entries[0].action;
+    assert_eq!(
+        (a.action.as_str(), a.args.clone()),
+        ("limit", vec!["0x7".to_string()])
+    );
+
+    // Refused before sending (nothing changes): an unknown action, the wrong number of
+    // arguments, an argument wider than `class: bit<4>`.
+    for (action, args) in [("nope", vec![]), ("limit", vec![]), ("limit", vec![16u32])] {
+        let args: Vec<BigUint> = args.into_iter().map(BigUint::from).collect();
+        let err = scu.table_modify("acl", h, action, &args).unwrap_err();
+        assert!(
+            matches!(err, ScuError::Refused(_)),
+            "{action} {args:?}: {err:?}"
+        );
+        assert!(err.to_string().contains("nothing was sent"), "{err}");
+    }
+    assert!(passes(&mut engine, src, 7), "still limit(7)");
+    let err = scu.table_modify("nope", h, "allow", &[]).unwrap_err();
+    assert!(matches!(err, ScuError::NoName { .. }), "{err:?}");
+
+    // A handle no run-time entry has: the unit's NotFound, naming the handle.
+    let stale = h + 1000;
+    let err = scu.table_modify("acl", stale, "allow", &[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ScuError::Unit {
+                status: Status::NotFound,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains(&format!("modify entry {stale}")),
+        "{err}"
+    );
+    scu.table_remove("acl", h).unwrap();
+    let err = scu.table_modify("acl", h, "deny", &[]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("table `acl`: modify entry {h}")),
+        "{err}"
+    );
+    assert!(passes(&mut engine, src, 8), "removed: the default again");
+}
+
 #[test]
 fn csr_window_writes_and_a_reload() {
     let p = TestPackage::new("l3_router");
@@ -162,12 +287,32 @@ fn the_command_line() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("added entry "), "{out}");
+    let handle = out
+        .trim()
+        .strip_prefix("added entry ")
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let (code, out, err) = run(&["table", &dev, "0", "mod", "acl", &handle, "limit", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("modified entry {handle} of `acl`")),
+        "{out}"
+    );
     let (code, out, _) = run(&["table", &dev, "0", "dump", "acl", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let entries = v["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 5, "4 constant entries and ours: {out}");
     assert_eq!(entries[4]["keys"][0], "10.0.0.2/32");
+    assert_eq!(
+        (&entries[4]["action"], &entries[4]["args"][0]),
+        (&serde_json::json!("limit"), &serde_json::json!("0x3")),
+        "{out}"
+    );
+    let (code, _, err) = run(&["table", &dev, "0", "mod", "acl", "999", "allow"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("modify entry 999"), "{err}");
     let (code, out, _) = run(&["csr", &dev, "0", "get", "dropped", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -4,8 +4,10 @@
 //! It fails exactly where the interpreter's host API fails: an unknown action (`BAD_ACTION`)
 //! before a constant table (`CONSTANT`: no entry may be added and the default action may not be
 //! replaced, language.md §7.9.3–7.9.5), a full table (`FULL`) before equal keys in an exact table
-//! (`DUPLICATE`); removing an entry that does not exist is `NOT_FOUND`. Writes to `readonly` CSRs
-//! are refused (`READ_ONLY`), as the runtime's setter refuses them.
+//! (`DUPLICATE`); removing an entry that does not exist is `NOT_FOUND`. Modifying an entry checks
+//! in the same order: `BAD_ACTION`, `CONSTANT` (constant entries cannot be modified, §7.9.5), then
+//! `NOT_FOUND` for a handle no run-time entry has. Writes to `readonly` CSRs are refused
+//! (`READ_ONLY`), as the runtime's setter refuses them.
 
 use super::{Code, ScuWriter};
 use crate::Error;
@@ -148,6 +150,25 @@ fn table_ops(w: &ScuWriter<'_>, c: &mut Code) {
         };
         c.line(format!(
             "case {}: if (data.range(7, 0) >= {}) status = ST_BAD_ACTION; else {set} break;",
+            t.index(),
+            nactions(t),
+        ));
+    }
+    end_case(c);
+    // The entry `index` takes the record's action and arguments in place, between two packets
+    // (keys, rank and handle stay): the order of `TableAdd`, then the handle.
+    case(c, Op::TableModify);
+    for (t, table) in &w.scu.tables {
+        let modify = if table.is_const {
+            "status = ST_CONSTANT;".to_string()
+        } else {
+            format!(
+                "status = st.{}.modify(index, data.range({}::RECORD_BITS - 1, 0)) ? ST_OK : ST_NOT_FOUND;",
+                n.table[t], n.table_ty[t]
+            )
+        };
+        c.line(format!(
+            "case {}: if (data.range(7, 0) >= {}) status = ST_BAD_ACTION; else {modify} break;",
             t.index(),
             nactions(t),
         ));

@@ -10,7 +10,8 @@
 //! language.md §7.9.6 says), then insertion; exact tables keep
 //! insertion order and refuse equal keys. A lookup compares every slot in parallel and the first
 //! matching slot wins (a priority encoder). Insertion shifts the slots after its rank by one,
-//! removal shifts them back: control-path work, one request at a time.
+//! removal shifts them back, a modification rewrites one slot's action and data in place:
+//! control-path work, one request at a time.
 //!
 //! Entries arrive as the records of `scenic_scu_abi::control::TableControl` (the constant entries too,
 //! encoded at generation time), so the host's path and the compiled-in path are the same code.
@@ -190,6 +191,7 @@ fn write_table(
     write_init(w, c, t, tc)?;
     write_lookup(c, tc, &cols);
     write_insert(c, tc, &cols);
+    write_modify(c, tc);
     write_remove(c, &cols);
     c.close(";");
     c.blank();
@@ -456,6 +458,33 @@ fn write_set_default(c: &mut Code, alo: u32) {
     c.line("def_act = rec.range(7, 0);");
     c.line(format!("def_args = rec.range(RECORD_BITS - 1, {alo});"));
     c.close("");
+}
+
+/// `modify`: the run-time entry with handle `h` takes a record's action and arguments, in place
+/// (its keys, rank and handle stay, so its slot does not move).
+fn write_modify(c: &mut Code, tc: &TableControl) {
+    c.line("// Replaces the action and data of the run-time entry with handle `h` by a record's");
+    c.line("// (keys, rank and handle stay); whether there was one.");
+    c.open("bool modify(const ap_uint<32>& h, const ap_uint<RECORD_BITS>& rec)");
+    c.line("bool found = false;");
+    c.line("int at = 0;");
+    c.open("for (int s = 0; s < SLOTS; ++s)");
+    c.open("if (!found && used[s] && !konst[s] && handle[s] == h)");
+    c.line("found = true;");
+    c.line("at = s;");
+    c.close("");
+    c.close("");
+    c.open("if (!found)");
+    c.line("return false;");
+    c.close("");
+    c.line("act[at] = rec.range(7, 0);");
+    c.line(format!(
+        "args[at] = rec.range(RECORD_BITS - 1, {});",
+        args_lo(tc)
+    ));
+    c.line("return true;");
+    c.close("");
+    c.blank();
 }
 
 fn write_remove(c: &mut Code, cols: &[KeyCols]) {

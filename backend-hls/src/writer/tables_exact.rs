@@ -11,11 +11,13 @@
 //! flip-flops for a 5-tuple) while any hash costs 2 × 8 key and 2 × 8 payload BRAM arrays.
 //!
 //! **What the generated struct keeps.** The same interface as a CAM struct (`init`, `lookup`,
-//! `insert`, `remove`, `clear`, `set_default`), so the control decoder, `init_state` and the
-//! `apply_*` functions are shared. The hash maps the packed key to the entry's action and data;
+//! `insert`, `modify`, `remove`, `clear`, `set_default`), so the control decoder, `init_state` and
+//! the `apply_*` functions are shared. The hash maps the packed key to the entry's action and data;
 //! a handle table (BRAM, one row per slot of the declared size) maps each run-time entry's handle
-//! to its key, because the host removes entries by handle (`scenic_scu_abi::control::Op::TableRemove`)
-//! while the hash removes by key. A handle is `generation << HB | row`: rows are reused in FIFO
+//! to its key, because the host removes and modifies entries by handle
+//! (`scenic_scu_abi::control::Op::TableRemove`, `TableModify`) while the hash works by key. A
+//! modification rewrites the entry's data where it is stored (`exact_table::update`): no row,
+//! generation or slot moves. A handle is `generation << HB | row`: rows are reused in FIFO
 //! order and a row's generation moves on when its entry leaves, so a stale handle is refused
 //! (`NOT_FOUND`) until 2^32 adds later, like the CAM's 32-bit handle counter.
 //!
@@ -198,6 +200,7 @@ pub fn write_table(
     write_init(w, c, t, tc)?;
     write_lookup(c, tc);
     write_insert(c, tc);
+    write_modify(c, tc);
     write_remove(c);
     c.close(";");
     c.blank();
@@ -278,14 +281,7 @@ fn write_insert(c: &mut Code, tc: &TableControl) {
         ));
         c.line(format!("key[{any}] = rec[{}];", k.aux.lo));
     }
-    c.line("data_t v = 0;");
-    c.line("v.range(7, 0) = rec.range(7, 0);");
-    if tc.record_bits > alo {
-        c.line(format!(
-            "v.range({}, 8) = rec.range(RECORD_BITS - 1, {alo});",
-            8 + tc.record_bits - alo - 1
-        ));
-    }
+    write_data_of_record(c, tc);
     c.open("if (is_const)");
     c.line("return status(store.insert_const(key, v));");
     c.close("");
@@ -325,6 +321,37 @@ fn write_insert(c: &mut Code, tc: &TableControl) {
     } else {
         c.line("def_args = 0;");
     }
+    c.close("");
+    c.blank();
+}
+
+/// Declares `v`, the stored data (action position, then arguments) of the record `rec`.
+fn write_data_of_record(c: &mut Code, tc: &TableControl) {
+    let alo = args_lo(tc);
+    c.line("data_t v = 0;");
+    c.line("v.range(7, 0) = rec.range(7, 0);");
+    if tc.record_bits > alo {
+        c.line(format!(
+            "v.range({}, 8) = rec.range(RECORD_BITS - 1, {alo});",
+            8 + tc.record_bits - alo - 1
+        ));
+    }
+}
+
+/// `modify`: the run-time entry with handle `h` takes a record's action and arguments, stored in
+/// place under its key (no row, generation or hash slot moves).
+fn write_modify(c: &mut Code, tc: &TableControl) {
+    c.line("// Replaces the action and data of the run-time entry with handle `h` by a record's");
+    c.line("// (its key, row and generation stay); whether there was one.");
+    c.open("bool modify(const ap_uint<32>& h, const ap_uint<RECORD_BITS>& rec)");
+    c.line("ap_uint<32> row = h.range(HB - 1, 0);");
+    c.line("ap_uint<32 - HB> gen = h.range(31, HB);");
+    c.open("if (row >= SLOTS || !hused[row] || hgen[row] != gen)");
+    c.line("return false;");
+    c.close("");
+    write_data_of_record(c, tc);
+    c.line("// Present: a row is used exactly while its entry is in the hash.");
+    c.line("return store.update(hkey[row], v);");
     c.close("");
     c.blank();
 }

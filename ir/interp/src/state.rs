@@ -227,6 +227,24 @@ impl TableState {
         removed
     }
 
+    /// Replaces the action and its data of the run-time entry with `handle`, in place: its keys,
+    /// priority, handle and place in the search order stay (constant entries are never touched).
+    /// Whether there was one.
+    pub fn modify(&mut self, handle: u64, action: u32, args: Vec<Bits>) -> bool {
+        match self
+            .entries
+            .iter_mut()
+            .find(|e| !e.constant && e.handle == handle)
+        {
+            Some(e) => {
+                e.action = action;
+                e.args = args;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Removes every run-time entry.
     pub fn clear_runtime(&mut self) {
         self.entries.retain(|e| e.constant);

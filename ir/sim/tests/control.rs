@@ -20,6 +20,8 @@ use std::collections::BTreeSet;
 
 #[path = "control/maps.rs"]
 mod maps;
+#[path = "control/modify.rs"]
+mod modify;
 
 fn load() -> scenic_ir::Module {
     let path =
@@ -291,6 +293,7 @@ fn exact_table_lifecycle(r: &mut Rig<'_>, t: u16, arp: u16) {
         Op::TableRemove,
         Op::TableClear,
         Op::TableSetDefault,
+        Op::TableModify,
     ] {
         assert_eq!(r.status(op, 9, 0, 0u32.into()), Status::BadTarget, "{op:?}");
     }

@@ -247,6 +247,7 @@ impl CcUnit {
             | Op::TableRemove
             | Op::TableClear
             | Op::TableSetDefault
+            | Op::TableModify
             | Op::CounterRead
             | Op::CounterClear
             | Op::MapGet

@@ -1,5 +1,5 @@
-//! Tables of an [`Scu`]: add with typed keys, remove by handle, clear, set the default action, and
-//! the journal of entries added through the runtime.
+//! Tables of an [`Scu`]: add with typed keys, modify and remove by handle, clear, set the default
+//! action, and the journal of entries added through the runtime.
 //!
 //! Keys are written as in an STF `add` ([`scenic_io::value::parse_match`]): `10.0.0.2/32` (prefix),
 //! `_` (any), `0x0800` (exact), `7000..=7099` or `lo..hi` (range; `..` excludes `hi`),
@@ -7,11 +7,15 @@
 //! table key, in key order. Everything is checked against the table before a request is sent
 //! (reusing the simulator's checks, `scenic_sim::setup`): the table and action names, the number of
 //! keys and arguments, each key's form against its match kind (an exact key takes no `_`), each
-//! value's width, each argument's width; a constant table refuses adds. Only then is the record
-//! encoded ([`scenic_scu_abi::control::TableControl::encode_entry`]) and sent.
+//! value's width, each argument's width; a constant table refuses adds and modifications. Only
+//! then is the record encoded ([`scenic_scu_abi::control::TableControl::encode_entry`]) and sent.
+//! A modification (`TableModify`) names the entry by handle and sends only an action and its
+//! arguments: the entry keeps its keys and priority, and the device swaps the action in one step,
+//! between two packets (a remove and an add would leave a gap in which packets miss).
 //!
 //! Invariant: the journal (`slotK.json`) holds exactly the entries this runtime added and did not
-//! remove, each with its device handle; it is updated after the device accepted the change.
+//! remove, each with its device handle and its current action; it is updated after the device
+//! accepted the change.
 
 use num_bigint::BigUint;
 use scenic_io::value::{parse_match, parse_uint, ActionCall, Arg, KeyField, MatchValue};
@@ -290,6 +294,64 @@ impl Scu<'_> {
         };
         self.request(|| format!("table `{table}`: remove {handle}"), req, &[])?;
         self.journal(|j| j.table(table).entries.retain(|e| e.handle != handle))
+    }
+
+    /// Replaces the action and arguments of the run-time entry `handle` in one step (its keys and
+    /// priority stay). The table, the action and its arguments are checked against the manifest
+    /// before anything is sent, as for [`Scu::table_add`]; a handle no run-time entry has is the
+    /// unit's `NotFound`. The journal's entry takes the new action.
+    pub fn table_modify(
+        &self,
+        table: &str,
+        handle: u32,
+        action: &str,
+        args: &[BigUint],
+    ) -> Result<(), ScuError> {
+        let (t, def) = self.table(table)?;
+        if t.is_const {
+            return Err(ScuError::Refused(format!(
+                "table `{table}` has only constant entries: the host cannot modify them"
+            )));
+        }
+        let (position, checked) = self.args(t, def, action, args)?;
+        // An entry record whose keys and priority the unit does not read.
+        let record = t
+            .encode_default(position, &checked)
+            .map_err(|e| ScuError::Refused(e.to_string()))?;
+        let req = Request {
+            op: Op::TableModify,
+            target: t.target,
+            index: handle,
+            data: record,
+        };
+        self.request(
+            || format!("table `{table}`: modify entry {handle}"),
+            req,
+            &[],
+        )?;
+        let new = JournalAction {
+            action: action.to_string(),
+            args: checked.iter().map(|v| format!("{v:#x}")).collect(),
+        };
+        self.journal(|j| {
+            for e in &mut j.table(table).entries {
+                if e.handle == handle {
+                    e.action = new.clone();
+                }
+            }
+        })
+    }
+
+    /// [`Scu::table_modify`] with the arguments as text.
+    pub fn table_modify_text(
+        &self,
+        table: &str,
+        handle: u32,
+        action: &str,
+        args: &[&str],
+    ) -> Result<(), ScuError> {
+        let args = parse_args(args)?;
+        self.table_modify(table, handle, action, &args)
     }
 
     /// Removes every run-time entry of a table (constant entries stay).

@@ -99,6 +99,15 @@ impl Emu {
         }
     }
 
+    /// The packet engine of slot `k` on the models' banks ([`Emu::start_models`] only).
+    pub fn engine(&self, k: u8) -> scenic_runtime::emu::banks::ModelEngine {
+        let banks = self
+            .banks
+            .clone()
+            .expect("an emulator started with its models");
+        scenic_runtime::emu::banks::ModelEngine::new(banks, k)
+    }
+
     pub fn open(&self) -> Device {
         Device::open_path(&self.path).unwrap()
     }

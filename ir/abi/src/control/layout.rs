@@ -142,7 +142,7 @@ pub struct TableControl {
     pub strategy: TableStrategy,
     /// Capacity, constant entries included.
     pub size: u64,
-    /// Only constant entries: `TableAdd` gives `Constant`.
+    /// Only constant entries: `TableAdd`, `TableModify` and `TableSetDefault` give `Constant`.
     pub is_const: bool,
     /// The action position field (bits 0..8).
     pub action: FieldLayout,

@@ -64,7 +64,7 @@ pub const PRIORITY_BITS: u32 = 32;
 pub const ACTION_BITS: u32 = 8;
 /// Bits of a prefix length (lpm keys).
 pub const PREFIX_LEN_BITS: u32 = 16;
-/// Bits of an entry handle (returned by `TableAdd`, named by `TableRemove`).
+/// Bits of an entry handle (returned by `TableAdd`, named by `TableRemove` and `TableModify`).
 pub const HANDLE_BITS: u32 = 32;
 
 /// What a request asks.
@@ -88,6 +88,14 @@ pub enum Op {
     /// `BadAction` for an action the table lacks, then `Constant` for a constant table, whose
     /// default cannot be replaced (language.md §7.9.3); the default is then unchanged.
     TableSetDefault = 0x13,
+    /// Replace the action and arguments of the run-time entry whose handle is `index` (data: an
+    /// entry record; only action and arguments are read: the entry keeps its keys, priority,
+    /// handle and place in the search order). In one step: a packet before it sees the old
+    /// action, a packet after it the new one, never none. `BadAction` for an action the table
+    /// lacks, then `Constant` for a constant table (whose entries cannot be modified, language.md
+    /// §7.9.5), then `NotFound` when no run-time entry has that handle (constant entries have
+    /// none); the entry is then unchanged.
+    TableModify = 0x14,
     /// Read counter cell `index`. Response data: packets, bytes.
     CounterRead = 0x20,
     /// Zero counter cell `index`.
@@ -107,13 +115,14 @@ pub enum Op {
 
 impl Op {
     /// Every op, for decoders and tests.
-    pub const ALL: [Op; 13] = [
+    pub const ALL: [Op; 14] = [
         Op::CsrRead,
         Op::CsrWrite,
         Op::TableAdd,
         Op::TableRemove,
         Op::TableClear,
         Op::TableSetDefault,
+        Op::TableModify,
         Op::CounterRead,
         Op::CounterClear,
         Op::MapGet,
@@ -137,6 +146,7 @@ impl Op {
             Op::TableRemove => "OP_TABLE_REMOVE",
             Op::TableClear => "OP_TABLE_CLEAR",
             Op::TableSetDefault => "OP_TABLE_SET_DEFAULT",
+            Op::TableModify => "OP_TABLE_MODIFY",
             Op::CounterRead => "OP_COUNTER_READ",
             Op::CounterClear => "OP_COUNTER_CLEAR",
             Op::MapGet => "OP_MAP_GET",
@@ -161,8 +171,8 @@ pub enum Status {
     Full = 2,
     /// An exact table already holds an entry with these keys.
     Duplicate = 3,
-    /// The table is constant (only constant entries): it takes no run-time entry and its default
-    /// action cannot be replaced.
+    /// The table is constant (only constant entries): it takes no run-time entry, its entries
+    /// cannot be modified and its default action cannot be replaced.
     Constant = 4,
     /// No CSR, table, map, counter or meter with this target.
     BadTarget = 5,

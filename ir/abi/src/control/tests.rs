@@ -47,6 +47,13 @@ fn codes_are_unique_and_decode() {
         assert_eq!(Status::from_code(s as u8), Some(s));
     }
     assert_eq!(Op::from_code(0xff), None);
+    let codes: std::collections::BTreeSet<u8> = Op::ALL.iter().map(|op| *op as u8).collect();
+    assert_eq!(codes.len(), Op::ALL.len(), "codes are unique");
+    let names: std::collections::BTreeSet<&str> =
+        Op::ALL.iter().map(|op| op.const_name()).collect();
+    assert_eq!(names.len(), Op::ALL.len(), "names are unique");
+    assert_eq!(Op::from_code(0x14), Some(Op::TableModify));
+    assert_eq!(Op::TableModify.const_name(), "OP_TABLE_MODIFY");
 }
 
 #[test]

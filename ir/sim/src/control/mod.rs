@@ -13,8 +13,9 @@
 //! status but `Ok`) changes nothing; nothing in a request can make it panic — unknown targets are
 //! `BadTarget`, out-of-range cells `BadIndex`, and a layout that does not fit the machine (another
 //! module's) answers `BadTarget` too. Statuses are checked in the kernel's order (for `TableAdd`:
-//! `BadAction`, `Constant`, `Full`, `Duplicate`). No known op is `BadOp`: every op has its own
-//! target space in the kernel, and an op code `Op` does not have cannot reach here.
+//! `BadAction`, `Constant`, `Full`, `Duplicate`; for `TableModify`: `BadAction`, `Constant`,
+//! `NotFound`). No known op is `BadOp`: every op has its own target space in the kernel, and an
+//! op code `Op` does not have cannot reach here.
 
 mod maps;
 mod tables;
@@ -45,6 +46,7 @@ pub fn serve(
         Op::TableRemove => tables::remove(machine, scu, layout, req),
         Op::TableClear => tables::clear(machine, scu, layout, req),
         Op::TableSetDefault => tables::set_default(machine, scu, layout, req),
+        Op::TableModify => tables::modify(machine, scu, layout, req),
         Op::CounterRead => counter_read(machine, scu, layout, req),
         Op::CounterClear => counter_clear(machine, scu, layout, req),
         Op::MapGet => maps::get(machine, scu, layout, req),

@@ -1,5 +1,5 @@
-//! Table ops: `TableAdd`, `TableRemove`, `TableClear`, `TableSetDefault`, and the kernel's
-//! numbering of run-time entries.
+//! Table ops: `TableAdd`, `TableRemove`, `TableClear`, `TableSetDefault`, `TableModify`, and the
+//! kernel's numbering of run-time entries.
 //!
 //! Handles are per table, as the kernel numbers them (the interpreter's by-name
 //! `Machine::add_entry` numbers machine-wide instead). A register-CAM table (`writer/tables.rs`)
@@ -8,7 +8,7 @@
 //! `generation << HB | row`: rows are taken in FIFO order from a ring of free rows, a row's
 //! generation (never 0) moves on when its entry leaves, and a clear frees every row in row order.
 //! The state lives in the table's `control_words` ([`Counter`], [`Rows`]); the entry itself keeps
-//! its handle, so `TableRemove` finds it by handle in the interpreter's table.
+//! its handle, so `TableRemove` and `TableModify` find it by handle in the interpreter's table.
 //!
 //! Invariant: a handle is only consumed (the counter moved on, a row taken) when the entry is in.
 
@@ -168,6 +168,34 @@ pub(super) fn set_default(
     }
     let args = tc.decode_args(&req.data);
     state.default = (action, action_args(module, scu, def, action, &args));
+    Ok(BigUint::default())
+}
+
+/// `TableModify`: the action and arguments of the record in `data` replace those of the run-time
+/// entry whose handle is `index`, in place (keys, priority, handle and search order stay; the
+/// handle numbering does not move). Checked in the order of `TableAdd` and `TableSetDefault`, as
+/// the kernel does: `BadAction`, then `Constant` (language.md §7.9.5: constant entries cannot be
+/// modified), then `NotFound`.
+pub(super) fn modify(
+    machine: &mut Machine<'_>,
+    scu: ScuId,
+    layout: &ScuControl,
+    req: &Request,
+) -> Answer {
+    let module = machine.module();
+    let (tc, def, state) = table(machine, scu, layout, req.target)?;
+    let action = tc.decode_action(&req.data);
+    if action as usize >= tc.actions.len() {
+        return Err(Refused::with(Status::BadAction));
+    }
+    if tc.is_const || def.is_const {
+        return Err(Refused::with(Status::Constant));
+    }
+    let args = tc.decode_args(&req.data);
+    let args = action_args(module, scu, def, action, &args);
+    if !state.modify(u64::from(req.index), action, args) {
+        return Err(Refused::with(Status::NotFound));
+    }
     Ok(BigUint::default())
 }
 

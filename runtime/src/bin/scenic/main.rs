@@ -100,7 +100,7 @@ enum Command {
         #[command(subcommand)]
         action: csr::CsrAction,
     },
-    /// Adds, removes, clears, sets the default of, or dumps a table of a slot.
+    /// Adds, modifies, removes, clears, sets the default of, or dumps a table of a slot.
     Table {
         /// The device.
         name: String,

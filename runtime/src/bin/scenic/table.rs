@@ -1,4 +1,4 @@
-//! `scenic table NAME SLOT add|del|clear|default|dump ...`: a table of the slot's active bank.
+//! `scenic table NAME SLOT add|mod|del|clear|default|dump ...`: a table of the slot's active bank.
 //!
 //! Keys are written as in an STF `add`, one per table key in key order: `10.0.0.2/32` (prefix),
 //! `_` (any), `0x0800` (exact), `7000..=7099` or `lo..hi` (range, `..` excluding `hi`), `v&&&m`
@@ -26,6 +26,18 @@ pub enum TableAction {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Replaces the action and arguments of the entry with HANDLE (as `add` printed it) in one
+    /// step; its keys and priority stay.
+    Mod {
+        /// The table.
+        table: String,
+        /// The entry's handle.
+        handle: u32,
+        /// The new action.
+        action: String,
+        /// Its arguments, in parameter order.
+        args: Vec<String>,
     },
     /// Removes the entry with HANDLE (as `add` printed it).
     Del {
@@ -76,6 +88,20 @@ fn table(name: &str, slot: u8, action: &TableAction) -> Result<(), Failure> {
             priority,
             json,
         } => add(&scu, table, words, *priority, *json),
+        TableAction::Mod {
+            table,
+            handle,
+            action,
+            args,
+        } => {
+            let texts: Vec<&str> = args.iter().map(String::as_str).collect();
+            scu.table_modify_text(table, *handle, action, &texts)?;
+            println!(
+                "modified entry {handle} of `{table}`: {action}({})",
+                args.join(", ")
+            );
+            Ok(())
+        }
         TableAction::Del { table, handle } => {
             scu.table_remove(table, *handle)?;
             println!("removed entry {handle} of `{table}`");
