@@ -140,7 +140,8 @@ impl Lab {
             ip(&["-n", n, "link", "set", dev, "mtu", "1500", "up"])?;
             ip(&["-n", n, "link", "set", "lo", "up"])?;
         }
-        // One segment per skb, as on a wire: the emulator does not segment TSO super-frames.
+        // One segment per skb, as on a wire: every path carries the same packets (the emulator would
+        // cut super-frames itself, net/gso.rs; the anchors would pass them whole).
         if one_segment {
             ip(&["-n", &lab.wire, "link", "set", &far, "gso_max_segs", "1"])?;
         }

@@ -14,8 +14,9 @@
 //! control queue, one request at a time, and the swap call (stage + `LOAD` + `ACTIVATE` with
 //! `CARRY`; then `FREE` once drained) of slot 0 while an iperf3 TCP stream runs through it.
 //!
-//! Every path has `gso_max_segs 1` on the wire-side veth: the emulator does not segment TSO
-//! super-frames, and the anchors get the same one-segment-per-skb sender.
+//! Every path has `gso_max_segs 1` on the wire-side veth, so the three carry the same packets: the
+//! emulator cuts TSO super-frames into segments itself (net/gso.rs) while the anchors would pass
+//! them whole, which compares per-packet work with per-super-frame work.
 //!
 //! Run as root: `cargo bench -p scenic-runtime --bench nic_figures`. Without root or a tool (`ip`,
 //! `ping`, `iperf3`, `nft`, `timeout`) it prints why it skips and exits 0. Shorter runs:

@@ -83,7 +83,7 @@ pub(crate) fn print_table(f: &Value) {
     );
     println!(
         "wire 10.77.0.2 -> host 10.77.0.1, MTU 1500; gso_max_segs 1 on the wire-side veth on every \
-         path (the emulator does not segment TSO super-frames)"
+         path (the same packets on every path)"
     );
     println!();
     println!(
