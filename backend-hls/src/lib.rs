@@ -1,5 +1,7 @@
-//! The Vitis HLS backend: IR → C++ for one SCU kernel per `scu`, its testbench, and the harness that
-//! C-simulates it with g++ against the reference interpreter.
+//! The Vitis HLS backend: IR → C++ for one SCU kernel per `scu` (and per `cc`), its testbench, and
+//! the Vitis package. A code generator only: the harness that C-simulates the kernels with g++
+//! against the reference interpreter is the `scenic-hls-csim` crate (`backend-hls/csim/`), which
+//! depends on this one.
 //!
 //! # How the IR maps to the kernel
 //!
@@ -108,7 +110,6 @@
 
 pub mod analysis;
 pub mod conv;
-pub mod csim;
 pub mod keywords;
 pub mod namer;
 pub mod package;

@@ -1,6 +1,6 @@
 //! The HLS backend from the command line: `scenicc emit hls FILE [--scu NAME]` prints a kernel's
 //! C++, and `scenicc test FILE T.stf --backend hls-csim [--ap-types DIR]` runs STF tests on the
-//! C-simulated kernels (`scenic_backend_hls::csim`).
+//! C-simulated kernels (`scenic_hls_csim`).
 //!
 //! Backend errors (a construct it cannot generate, a limit of the device) carry IR spans and are
 //! rendered at their source like every other diagnostic.
@@ -9,8 +9,8 @@ use crate::compile::{self, Compiled};
 use crate::errors::{EmitError, TestError};
 use crate::output::{print_stdout, Level, Output};
 use crate::EXIT_ERRORS;
-use scenic_backend_hls::csim::{self, CsimDevice};
 use scenic_backend_hls::{Options, SourceLines};
+use scenic_hls_csim::{self as csim, CsimDevice};
 use scenic_sim::stf::{self, StfReport};
 use std::path::Path;
 use std::process::ExitCode;

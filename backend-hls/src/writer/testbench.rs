@@ -1,5 +1,5 @@
 //! The C-simulation testbench (`<top>_tb.cpp`): links the kernel and speaks a line protocol on
-//! stdin/stdout, so that [`crate::csim::CsimDevice`] (or a person) can drive it.
+//! stdin/stdout, so that `scenic_hls_csim::CsimDevice` (or a person) can drive it.
 //!
 //! One request per line; every answer ends with `done`:
 //!

@@ -1,6 +1,6 @@
 //! The C-simulation testbench of a cc kernel (`<top>_tb.cpp`): links the kernel and speaks a line
 //! protocol on stdin/stdout, like the scu testbench ([`crate::writer::testbench`]), so that
-//! [`crate::csim::cc_sim::CcSim`] (or a person) can drive it.
+//! `scenic_hls_csim::cc_sim::CcSim` (or a person) can drive it.
 //!
 //! One request per line; every answer ends with `done`:
 //!

@@ -5,7 +5,7 @@
 use crate::failure::Failure;
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use miette::Diagnostic;
-use scenic_backend_hls::csim::CsimError;
+use scenic_hls_csim::CsimError;
 
 /// `scenicc test` could not run its tests.
 #[derive(Debug, thiserror::Error, Diagnostic)]

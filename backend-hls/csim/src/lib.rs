@@ -1,24 +1,50 @@
-//! C-simulation: compile a kernel and its testbench with g++, run the testbench, and drive it as a
-//! [`Device`] so that STF tests and differential tests run on the generated C++ exactly as on the
-//! interpreter.
+//! The HLS C-simulation harness: compiles the kernels and testbenches that `scenic-backend-hls`
+//! generates with g++ against AMD's ap_types headers, runs each testbench as a child process,
+//! and drives them as a [`scenic_sim::device::Device`] ([`CsimDevice`]), so that STF tests
+//! (`scenicc test --target hls-csim`) and the differential tests run on the generated C++ exactly
+//! as on the interpreter.
 //!
-//! Compilation is cached: the build directory is named by a hash of every source file given to
-//! g++ and the flags, under `$SCENIC_CACHE/csim/` (default `~/.cache/scenicc/csim/`), so a second
-//! test run (or a second test using the same kernel) does not recompile. A build happens in a
-//! private temporary directory renamed into place, so concurrent tests never see half a build.
+//! What this crate owns, and what it does not:
 //!
-//! The headers: `AP_TYPES` names AMD's ap_types directory (`scripts/fetch-ap-types.sh` prints
-//! it); our `hls_stream.h` and `ap_axi_sdata.h` shims and the support library come with this
-//! crate.
+//! - [`compile`]: finding the headers ([`ap_types`]: `--ap-types`, else `AP_TYPES`, the directory
+//!   `scripts/fetch-ap-types.sh` prints), the g++ flags ([`CXX_FLAGS`]) and the build cache
+//!   ([`build`], [`cache_root`]).
+//! - `tb`: one running testbench and its line protocol on stdin/stdout.
+//! - [`CsimDevice`]: every scu kernel of a module, plus [`cc_sim::CcSim`] for its congestion
+//!   controllers, behind the `Device` trait; `host` (notifications, maps) and `stream` (the
+//!   words of rdma/tcp kernels) are parts of it.
+//! - It generates nothing: the kernels, testbenches, support library (`backend-hls/include/`) and
+//!   shims (`backend-hls/shims/`) come from `scenic-backend-hls`, which does not depend on this
+//!   crate, on `scenic-sim` or on the interpreter. Control requests use the records of
+//!   `scenic_scu_abi::control`, exactly as the runtime does.
+//!
+//! Invariants:
+//!
+//! - A build is keyed by every source file given to g++ (kernel, testbench, support headers,
+//!   shims), the flags and the ap_types path; it happens in a private temporary directory renamed
+//!   into place, so concurrent tests never see half a build and a cached build is never stale.
+//! - Every testbench process is ended when its [`CsimDevice`] (or `CcSim`) is dropped (`quit`,
+//!   then wait), and its stderr file removed.
+//! - Device errors name the device `hls-csim`; a testbench that exits or answers `error …` is a
+//!   [`DeviceError::Protocol`] carrying its last stderr lines, never a panic.
+//!
+//! The support library is read from the backend's source tree at run time (`backend-hls/include/`,
+//! found from this crate's own manifest directory), as it was when the harness lived in the
+//! backend.
+
+#![deny(missing_docs)]
 
 pub mod cc_sim;
+pub mod compile;
 mod host;
 mod stream;
+mod tb;
 
+pub use compile::{ap_types, build, cache_root, CsimError, CXX_FLAGS};
 pub use host::CsimNote;
 
-use crate::{Kernel, KernelFiles};
 use num_bigint::BigUint;
+use scenic_backend_hls::KernelFiles;
 use scenic_interp::cc::CcEvent;
 use scenic_interp::context::Notification;
 use scenic_interp::runtime::{AddEntryError, CounterCell};
@@ -31,283 +57,10 @@ use scenic_ir::Module;
 use scenic_scu_abi::control::{decode_counter, ControlLayout, Op, Request, ScuControl, Status};
 use scenic_sim::device::{Device, DeviceError, WordOutput};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
+use tb::Tb;
 
 type DevResult<T> = Result<T, DeviceError>;
-
-/// The flags every C-simulation build uses (the issue's; `-I` paths are added per build).
-pub const CXX_FLAGS: &[&str] = &[
-    "-std=c++14",
-    "-O2",
-    "-Wno-unknown-pragmas",
-    "-Wno-maybe-uninitialized",
-    "-Wno-uninitialized",
-];
-
-/// Why a C-simulation could not be built or run.
-#[derive(Debug, thiserror::Error)]
-pub enum CsimError {
-    /// Neither `AP_TYPES` nor `--ap-types` names the ap_types headers.
-    #[error("the ap_types headers were not found: set AP_TYPES (or pass --ap-types DIR) to the directory that `scripts/fetch-ap-types.sh` prints")]
-    NoApTypes,
-    /// The directory given has no `ap_int.h`.
-    #[error(
-        "{0} does not hold ap_int.h (expected the directory printed by scripts/fetch-ap-types.sh)"
-    )]
-    BadApTypes(PathBuf),
-    /// g++ failed.
-    #[error("g++ failed on {dir}:\n{stderr}")]
-    Compile {
-        /// The build directory (kept for inspection).
-        dir: PathBuf,
-        /// What g++ said.
-        stderr: String,
-    },
-    /// A file or process operation failed.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CsimError {
-    let what = what.into();
-    move |source| CsimError::Io { what, source }
-}
-
-/// The ap_types directory: `explicit`, else `$AP_TYPES`.
-pub fn ap_types(explicit: Option<&Path>) -> Result<PathBuf, CsimError> {
-    let dir = match explicit {
-        Some(p) => p.to_path_buf(),
-        None => match std::env::var_os("AP_TYPES") {
-            Some(v) if !v.is_empty() => PathBuf::from(v),
-            _ => return Err(CsimError::NoApTypes),
-        },
-    };
-    if !dir.join("ap_int.h").is_file() {
-        return Err(CsimError::BadApTypes(dir));
-    }
-    Ok(dir)
-}
-
-/// The cache root: `$SCENIC_CACHE/csim`, else `$XDG_CACHE_HOME/scenicc/csim`, else
-/// `~/.cache/scenicc/csim`, else the temporary directory.
-pub fn cache_root() -> PathBuf {
-    if let Some(v) = std::env::var_os("SCENIC_CACHE").filter(|v| !v.is_empty()) {
-        return PathBuf::from(v).join("csim");
-    }
-    if let Some(v) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(v).join("scenicc/csim");
-    }
-    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(home).join(".cache/scenicc/csim");
-    }
-    std::env::temp_dir().join("scenicc-csim")
-}
-
-/// 64-bit FNV-1a: stable across runs and Rust versions, enough to key a cache.
-fn fnv(data: &[u8], mut h: u64) -> u64 {
-    for b in data {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    h
-}
-
-/// The support library's headers (`backend-hls/include/`), read from this crate's source tree.
-fn support_library() -> Result<Vec<(String, String)>, CsimError> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    let mut files = Vec::new();
-    let entries = std::fs::read_dir(&dir).map_err(io(format!("reading {}", dir.display())))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "hpp" || e == "h") {
-            let text = std::fs::read_to_string(&path)
-                .map_err(io(format!("reading {}", path.display())))?;
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            files.push((name, text));
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// Compiles a kernel's testbench (cached); the path of the executable.
-pub fn build(
-    kernel: &Kernel,
-    support: &[(String, String)],
-    ap_types: &Path,
-    extra_flags: &[&str],
-) -> Result<PathBuf, CsimError> {
-    let library = support_library()?;
-    let mut sources: Vec<(String, String)> = vec![
-        (format!("src/{}.hpp", kernel.top), kernel.hpp.clone()),
-        (format!("src/{}.cpp", kernel.top), kernel.cpp.clone()),
-        (format!("src/{}_tb.cpp", kernel.top), kernel.tb.clone()),
-        ("shims/hls_stream.h".into(), crate::SHIM_HLS_STREAM_H.into()),
-        (
-            "shims/ap_axi_sdata.h".into(),
-            crate::SHIM_AP_AXI_SDATA_H.into(),
-        ),
-    ];
-    sources.extend(support.iter().map(|(n, t)| (format!("src/{n}"), t.clone())));
-    sources.extend(
-        library
-            .into_iter()
-            .map(|(n, t)| (format!("include/{n}"), t)),
-    );
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for (name, text) in &sources {
-        h = fnv(name.as_bytes(), h);
-        h = fnv(&[0], h);
-        h = fnv(text.as_bytes(), h);
-    }
-    for f in CXX_FLAGS.iter().chain(extra_flags) {
-        h = fnv(f.as_bytes(), h);
-    }
-    h = fnv(ap_types.to_string_lossy().as_bytes(), h);
-    let root = cache_root();
-    let dir = root.join(format!("{}-{h:016x}", kernel.top));
-    let exe = dir.join("tb");
-    if exe.is_file() {
-        return Ok(exe);
-    }
-    std::fs::create_dir_all(&root).map_err(io(format!("creating {}", root.display())))?;
-    let nonce = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let tmp = root.join(format!(
-        ".build-{}-{}-{nonce}",
-        kernel.top,
-        std::process::id()
-    ));
-    for (name, text) in &sources {
-        let path = tmp.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(io(format!("creating {}", parent.display())))?;
-        }
-        std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
-    }
-    let mut cmd = Command::new(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
-    cmd.current_dir(&tmp)
-        .args(CXX_FLAGS)
-        .args(extra_flags)
-        .args(["-Ishims", "-Iinclude", "-Isrc", "-isystem"])
-        .arg(ap_types)
-        .arg(format!("src/{}.cpp", kernel.top))
-        .arg(format!("src/{}_tb.cpp", kernel.top))
-        .args(["-o", "tb"]);
-    let output = cmd.output().map_err(io("running g++ (is it installed?)"))?;
-    if !output.status.success() {
-        return Err(CsimError::Compile {
-            dir: tmp,
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        });
-    }
-    if std::fs::rename(&tmp, &dir).is_err() {
-        // Another build of the same sources won the race: use it.
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    Ok(exe)
-}
-
-/// One running testbench (also the cc testbenches of [`crate::csim::cc_sim`]).
-pub(crate) struct Tb {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    stderr_path: PathBuf,
-}
-
-impl Tb {
-    pub(crate) fn spawn(exe: &Path) -> Result<Tb, CsimError> {
-        let stderr_path = std::env::temp_dir().join(format!(
-            "scenicc-tb-{}-{:x}.stderr",
-            std::process::id(),
-            fnv(exe.to_string_lossy().as_bytes(), 7) ^ u64::from(std::process::id())
-        ));
-        let stderr = std::fs::File::create(&stderr_path)
-            .map_err(io("creating the testbench's stderr file"))?;
-        let mut child = Command::new(exe)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr))
-            .spawn()
-            .map_err(io(format!("starting {}", exe.display())))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            return Err(CsimError::Io {
-                what: "the testbench's pipes".into(),
-                source: std::io::Error::other("missing"),
-            });
-        };
-        Ok(Tb {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-            stderr_path,
-        })
-    }
-
-    /// Sends one request line; the answer lines before `done`.
-    pub(crate) fn request(&mut self, line: &str) -> Result<Vec<String>, DeviceError> {
-        let protocol = |problem: String| DeviceError::Protocol {
-            device: "hls-csim",
-            problem,
-        };
-        writeln!(self.stdin, "{line}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|source| DeviceError::Io {
-                device: "hls-csim",
-                source,
-            })?;
-        let mut out = Vec::new();
-        loop {
-            let mut l = String::new();
-            let n = self
-                .stdout
-                .read_line(&mut l)
-                .map_err(|source| DeviceError::Io {
-                    device: "hls-csim",
-                    source,
-                })?;
-            if n == 0 {
-                let err = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
-                return Err(protocol(format!(
-                    "the testbench exited after `{line}`: {}",
-                    err.lines().rev().take(5).collect::<Vec<_>>().join(" | ")
-                )));
-            }
-            let l = l.trim_end().to_string();
-            if l == "done" {
-                break;
-            }
-            if let Some(msg) = l.strip_prefix("error ") {
-                return Err(protocol(format!("`{line}`: {msg}")));
-            }
-            out.push(l);
-        }
-        Ok(out)
-    }
-}
-
-impl Drop for Tb {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.stderr_path);
-    }
-}
 
 /// The generated kernels of a module, C-simulated: a [`Device`] for STF and differential tests.
 pub struct CsimDevice<'m> {
@@ -316,12 +69,12 @@ pub struct CsimDevice<'m> {
     tbs: Vec<Option<Tb>>,
     handles: HashMap<u64, (ScuId, u16, u32)>,
     next_handle: u64,
-    ccs: crate::csim::cc_sim::CcSim,
+    ccs: crate::cc_sim::CcSim,
     /// Every notification so far, in order.
     pub notifications: Vec<CsimNote>,
     /// How many of `notifications` `Device::notifications` has returned.
     notes_read: usize,
-    /// Every DMA transfer of the stream kernels so far, in the order they left (csim/stream.rs).
+    /// Every DMA transfer of the stream kernels so far, in the order they left (stream.rs).
     pub transfers: Vec<scenic_interp::stream::DmaTransfer>,
 }
 
@@ -330,7 +83,7 @@ pub struct CsimDevice<'m> {
 pub enum CsimSetupError {
     /// Generating the kernels failed.
     #[error(transparent)]
-    Generate(#[from] crate::Error),
+    Generate(#[from] scenic_backend_hls::Error),
     /// Building or starting them failed.
     #[error(transparent)]
     Csim(#[from] CsimError),
@@ -355,7 +108,7 @@ impl<'m> CsimDevice<'m> {
             tbs,
             handles: HashMap::new(),
             next_handle: 1,
-            ccs: crate::csim::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
+            ccs: crate::cc_sim::CcSim::new(module, files, ap_types, extra_flags)?,
             notifications: Vec::new(),
             notes_read: 0,
             transfers: Vec::new(),
@@ -366,10 +119,10 @@ impl<'m> CsimDevice<'m> {
     pub fn for_module(
         module: &'m Module,
         info: &scenic_ir::ModuleInfo,
-        options: &crate::Options,
+        options: &scenic_backend_hls::Options,
         ap_types: &Path,
     ) -> Result<CsimDevice<'m>, CsimSetupError> {
-        let files = crate::write_kernel(module, info, options)?;
+        let files = scenic_backend_hls::write_kernel(module, info, options)?;
         Ok(CsimDevice::new(module, &files, ap_types, &[])?)
     }
 
@@ -413,7 +166,7 @@ impl<'m> CsimDevice<'m> {
         true
     }
 
-    /// The notifications of cc `name`'s kernel so far ([`crate::csim::cc_sim::CcSim::notifications`]).
+    /// The notifications of cc `name`'s kernel so far ([`crate::cc_sim::CcSim::notifications`]).
     pub fn cc_notifications(&self, name: &str) -> Vec<CsimNote> {
         self.ccs.notifications(name)
     }

@@ -1,7 +1,8 @@
-//! C-simulation of the congestion controllers: every cc's kernel ([`crate::writer::cc`]) built
-//! with g++ (cached like the scu kernels, [`crate::csim::build`]) and driven through its
-//! testbench ([`crate::writer::testbench_cc`]). [`crate::csim::CsimDevice`] delegates its five cc methods
-//! here.
+//! C-simulation of the congestion controllers: every cc's kernel
+//! ([`scenic_backend_hls::writer::cc`]) built with g++ (cached like the scu kernels,
+//! [`crate::build`]) and driven through its testbench
+//! ([`scenic_backend_hls::writer::testbench_cc`]). [`crate::CsimDevice`] delegates its five cc
+//! methods here.
 //!
 //! What it owns, and why:
 //!
@@ -21,11 +22,13 @@
 //!
 //! Params are the kernel's CSRs (`CsrRead`/`CsrWrite`, target = the param's position).
 
-use crate::csim::{build, CsimError, CsimNote, Tb};
-use crate::writer::cc::kind;
-use crate::KernelFiles;
+use crate::compile::{build, CsimError};
+use crate::tb::Tb;
+use crate::CsimNote;
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
+use scenic_backend_hls::writer::cc::kind;
+use scenic_backend_hls::KernelFiles;
 use scenic_interp::cc::CcEvent;
 use scenic_ir::entities::CcId;
 use scenic_ir::Module;

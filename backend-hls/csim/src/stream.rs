@@ -1,5 +1,5 @@
 //! [`CsimDevice::word`](scenic_sim::device::Device::word) for stream kernels: one payload word
-//! through the testbench's `word` command ([`crate::writer::testbench::stream`]).
+//! through the testbench's `word` command ([`scenic_backend_hls::writer::testbench::stream`]).
 //!
 //! What the device reports, and why it differs in timing (never in content) from the
 //! interpreter's `WordOutput`: the kernel batches pushed words on chip and only a finished DMA

@@ -1,0 +1,198 @@
+//! Building a kernel's testbench: finding AMD's ap_types headers, the cache of builds keyed by
+//! every source and flag, and the g++ run itself.
+//!
+//! Compilation is cached: the build directory is named by a hash of every source file given to
+//! g++ and the flags, under `$SCENIC_CACHE/csim/` (default `~/.cache/scenicc/csim/`), so a second
+//! test run (or a second test using the same kernel) does not recompile. A build happens in a
+//! private temporary directory renamed into place, so concurrent tests never see half a build.
+
+use scenic_backend_hls::Kernel;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The flags every C-simulation build uses (the issue's; `-I` paths are added per build).
+pub const CXX_FLAGS: &[&str] = &[
+    "-std=c++14",
+    "-O2",
+    "-Wno-unknown-pragmas",
+    "-Wno-maybe-uninitialized",
+    "-Wno-uninitialized",
+];
+
+/// Why a C-simulation could not be built or run.
+#[derive(Debug, thiserror::Error)]
+pub enum CsimError {
+    /// Neither `AP_TYPES` nor `--ap-types` names the ap_types headers.
+    #[error("the ap_types headers were not found: set AP_TYPES (or pass --ap-types DIR) to the directory that `scripts/fetch-ap-types.sh` prints")]
+    NoApTypes,
+    /// The directory given has no `ap_int.h`.
+    #[error(
+        "{0} does not hold ap_int.h (expected the directory printed by scripts/fetch-ap-types.sh)"
+    )]
+    BadApTypes(PathBuf),
+    /// g++ failed.
+    #[error("g++ failed on {dir}:\n{stderr}")]
+    Compile {
+        /// The build directory (kept for inspection).
+        dir: PathBuf,
+        /// What g++ said.
+        stderr: String,
+    },
+    /// A file or process operation failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CsimError {
+    let what = what.into();
+    move |source| CsimError::Io { what, source }
+}
+
+/// The ap_types directory: `explicit`, else `$AP_TYPES`.
+pub fn ap_types(explicit: Option<&Path>) -> Result<PathBuf, CsimError> {
+    let dir = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match std::env::var_os("AP_TYPES") {
+            Some(v) if !v.is_empty() => PathBuf::from(v),
+            _ => return Err(CsimError::NoApTypes),
+        },
+    };
+    if !dir.join("ap_int.h").is_file() {
+        return Err(CsimError::BadApTypes(dir));
+    }
+    Ok(dir)
+}
+
+/// The cache root: `$SCENIC_CACHE/csim`, else `$XDG_CACHE_HOME/scenicc/csim`, else
+/// `~/.cache/scenicc/csim`, else the temporary directory.
+pub fn cache_root() -> PathBuf {
+    if let Some(v) = std::env::var_os("SCENIC_CACHE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(v).join("csim");
+    }
+    if let Some(v) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(v).join("scenicc/csim");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(home).join(".cache/scenicc/csim");
+    }
+    std::env::temp_dir().join("scenicc-csim")
+}
+
+/// 64-bit FNV-1a: stable across runs and Rust versions, enough to key a cache.
+pub(crate) fn fnv(data: &[u8], mut h: u64) -> u64 {
+    for b in data {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// The support library's headers (`backend-hls/include/`), read from the backend's source tree
+/// (this crate lives in `backend-hls/csim/`).
+fn support_library() -> Result<Vec<(String, String)>, CsimError> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../include");
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(&dir).map_err(io(format!("reading {}", dir.display())))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "hpp" || e == "h") {
+            let text = std::fs::read_to_string(&path)
+                .map_err(io(format!("reading {}", path.display())))?;
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            files.push((name, text));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Compiles a kernel's testbench (cached); the path of the executable.
+pub fn build(
+    kernel: &Kernel,
+    support: &[(String, String)],
+    ap_types: &Path,
+    extra_flags: &[&str],
+) -> Result<PathBuf, CsimError> {
+    let library = support_library()?;
+    let mut sources: Vec<(String, String)> = vec![
+        (format!("src/{}.hpp", kernel.top), kernel.hpp.clone()),
+        (format!("src/{}.cpp", kernel.top), kernel.cpp.clone()),
+        (format!("src/{}_tb.cpp", kernel.top), kernel.tb.clone()),
+        (
+            "shims/hls_stream.h".into(),
+            scenic_backend_hls::SHIM_HLS_STREAM_H.into(),
+        ),
+        (
+            "shims/ap_axi_sdata.h".into(),
+            scenic_backend_hls::SHIM_AP_AXI_SDATA_H.into(),
+        ),
+    ];
+    sources.extend(support.iter().map(|(n, t)| (format!("src/{n}"), t.clone())));
+    sources.extend(
+        library
+            .into_iter()
+            .map(|(n, t)| (format!("include/{n}"), t)),
+    );
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for (name, text) in &sources {
+        h = fnv(name.as_bytes(), h);
+        h = fnv(&[0], h);
+        h = fnv(text.as_bytes(), h);
+    }
+    for f in CXX_FLAGS.iter().chain(extra_flags) {
+        h = fnv(f.as_bytes(), h);
+    }
+    h = fnv(ap_types.to_string_lossy().as_bytes(), h);
+    let root = cache_root();
+    let dir = root.join(format!("{}-{h:016x}", kernel.top));
+    let exe = dir.join("tb");
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(&root).map_err(io(format!("creating {}", root.display())))?;
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = root.join(format!(
+        ".build-{}-{}-{nonce}",
+        kernel.top,
+        std::process::id()
+    ));
+    for (name, text) in &sources {
+        let path = tmp.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(io(format!("creating {}", parent.display())))?;
+        }
+        std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
+    }
+    let mut cmd = Command::new(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
+    cmd.current_dir(&tmp)
+        .args(CXX_FLAGS)
+        .args(extra_flags)
+        .args(["-Ishims", "-Iinclude", "-Isrc", "-isystem"])
+        .arg(ap_types)
+        .arg(format!("src/{}.cpp", kernel.top))
+        .arg(format!("src/{}_tb.cpp", kernel.top))
+        .args(["-o", "tb"]);
+    let output = cmd.output().map_err(io("running g++ (is it installed?)"))?;
+    if !output.status.success() {
+        return Err(CsimError::Compile {
+            dir: tmp,
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    if std::fs::rename(&tmp, &dir).is_err() {
+        // Another build of the same sources won the race: use it.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    Ok(exe)
+}
