@@ -6,7 +6,7 @@
 //! > type; a struct or array `init` is a literal of constants (§4.15)
 //!
 //! The expectations are worked out by hand below; the same program runs on the C-simulated HLS
-//! kernel in backend-hls/tests/csim_programs.rs.
+//! kernel in backend-hls/csim/tests/csim_programs.rs.
 
 use scenic_frontend::Session;
 

@@ -10,7 +10,7 @@
 //! - a prefix operator applied to a prefix operator (`~(~x)` gave garbage: the inner level had
 //!   no type).
 //!
-//! The programs are `backend-hls/tests/programs/lower_issue10*.sn`, shared with the HLS
+//! The programs are `backend-hls/csim/tests/programs/lower_issue10*.sn`, shared with the HLS
 //! C-simulation test, with their hand-computed STF files (whose comments quote the sections). Each
 //! program runs as lowered and after the passes that rewrite the constructs involved; every
 //! variant must give the expected results.
@@ -20,8 +20,9 @@ use scenic_ir::Module;
 use scenic_opt::PassManager;
 use scenic_sim::stf;
 
-const PROGRAM: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10.sn");
-const PROGRAM_STF: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10.stf");
+const PROGRAM: &str = include_str!("../../../backend-hls/csim/tests/programs/lower_issue10.sn");
+const PROGRAM_STF: &str =
+    include_str!("../../../backend-hls/csim/tests/programs/lower_issue10.stf");
 
 const PASSES: [&str; 6] = [
     "constant-folding",
@@ -84,14 +85,16 @@ fn issue10_program_on_the_interpreter() {
     stf_on_variants(PROGRAM, PROGRAM_STF, None);
 }
 
-const CC: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10_cc.sn");
-const CC_STF: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10_cc.stf");
-const STREAM: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10_stream.sn");
+const CC: &str = include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_cc.sn");
+const CC_STF: &str = include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_cc.stf");
+const STREAM: &str =
+    include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_stream.sn");
 const STREAM_STF: &str =
-    include_str!("../../../backend-hls/tests/programs/lower_issue10_stream.stf");
+    include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_stream.stf");
 
-const STACK: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10_stack.sn");
-const STACK_STF: &str = include_str!("../../../backend-hls/tests/programs/lower_issue10_stack.stf");
+const STACK: &str = include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_stack.sn");
+const STACK_STF: &str =
+    include_str!("../../../backend-hls/csim/tests/programs/lower_issue10_stack.stf");
 
 /// `x op= e` with an effectful index into a header stack: see lower_issue10_stack.stf.
 #[test]

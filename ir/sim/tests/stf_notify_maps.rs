@@ -1,7 +1,7 @@
 //! STF access to notifications and maps (issue 10): `expect_notify`, `map_write` and `check_map`
 //! (docs/testing.md, "Notifications and maps") on the interpreter.
 //!
-//! The program is `backend-hls/tests/programs/stf_notify_maps.sn` (shared with the HLS
+//! The program is `backend-hls/csim/tests/programs/stf_notify_maps.sn` (shared with the HLS
 //! C-simulation test): it counts packets per source MAC in a `hash` map, notifies the host of
 //! `ether_type ++ src[15:0]` and the Arm cores of the count, and copies a host-written byte of an
 //! `array` map into the packet. Its STF file's expectations are worked out by hand from
@@ -16,8 +16,9 @@ use scenic_frontend::Session;
 use scenic_ir::Module;
 use scenic_sim::stf::{self, StfReport};
 
-const PROGRAM: &str = include_str!("../../../backend-hls/tests/programs/stf_notify_maps.sn");
-const PROGRAM_STF: &str = include_str!("../../../backend-hls/tests/programs/stf_notify_maps.stf");
+const PROGRAM: &str = include_str!("../../../backend-hls/csim/tests/programs/stf_notify_maps.sn");
+const PROGRAM_STF: &str =
+    include_str!("../../../backend-hls/csim/tests/programs/stf_notify_maps.stf");
 
 fn module() -> Module {
     let mut session = Session::new();

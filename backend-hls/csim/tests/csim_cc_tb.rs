@@ -15,7 +15,7 @@ fn session(input: &str) -> Option<String> {
     let ap_types = common::ap_types_or_skip("csim_cc_tb")?;
     let (module, info, options) = common::load("dcqcn.sn");
     let files = scenic_backend_hls::write_kernel(&module, &info, &options).expect("generates");
-    let exe = scenic_backend_hls::csim::build(
+    let exe = scenic_hls_csim::build(
         &files.ccs[0],
         &files.support,
         &ap_types,
@@ -169,7 +169,7 @@ check_window agg 2 == 1000
     let files =
         scenic_backend_hls::write_kernel(&module, &info, &scenic_backend_hls::Options::default())
             .expect("generates");
-    let mut csim = scenic_backend_hls::csim::CsimDevice::new(
+    let mut csim = scenic_hls_csim::CsimDevice::new(
         &module,
         &files,
         &ap_types,
@@ -279,7 +279,7 @@ check_rate pace 5 == 9Gbps
     let files =
         scenic_backend_hls::write_kernel(&module, &info, &scenic_backend_hls::Options::default())
             .expect("generates");
-    let mut csim = scenic_backend_hls::csim::CsimDevice::new(
+    let mut csim = scenic_hls_csim::CsimDevice::new(
         &module,
         &files,
         &ap_types,

@@ -11,7 +11,7 @@
 mod common;
 
 use num_bigint::BigUint;
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use scenic_interp::{Destination, Machine};
 use scenic_ir::program::KeyMatch;
 use scenic_ir::types::Const;

@@ -18,13 +18,13 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod common;
-#[path = "../../ir/interp/tests/common/mod.rs"]
+#[path = "../../../ir/interp/tests/common/mod.rs"]
 mod gen;
 #[path = "stream_diff/mod.rs"]
 mod stream_diff;
 
 use common::Coverage;
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use scenic_interp::{Destination, Machine};
 use scenic_ir::ScuId;
 use scenic_sim::device::Device;
@@ -279,7 +279,10 @@ fn differential(name: &'static str, seed: u64) {
 /// programs/cond_expr.sn needs two chosen MAC bytes, which random packets do not reach.)
 #[test]
 fn issue10_constructs_differential() {
-    differential("../backend-hls/tests/programs/lower_issue10.sn", 0x10_0010);
+    differential(
+        "../backend-hls/csim/tests/programs/lower_issue10.sn",
+        0x10_0010,
+    );
 }
 
 #[test]

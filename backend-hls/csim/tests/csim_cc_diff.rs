@@ -13,7 +13,7 @@
 
 mod common;
 
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use scenic_interp::cc::CcEvent;
 use scenic_interp::Machine;
 use scenic_ir::entities::CcId;

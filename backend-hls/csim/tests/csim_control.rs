@@ -13,7 +13,7 @@
 mod common;
 
 use num_bigint::BigUint;
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use scenic_interp::Machine;
 use scenic_ir::entities::ScuId;
 use scenic_ir::program::{KeyMatch, MapKind};
@@ -454,12 +454,12 @@ fn control_requests_match_the_kernel() {
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let programs = [
-        ("firewall", root.join("../examples/firewall.sn")),
-        ("l3_router", root.join("../examples/l3_router.sn")),
-        ("flow_monitor", root.join("../examples/flow_monitor.sn")),
+        ("firewall", root.join("../../examples/firewall.sn")),
+        ("l3_router", root.join("../../examples/l3_router.sn")),
+        ("flow_monitor", root.join("../../examples/flow_monitor.sn")),
         (
             "control_ops",
-            root.join("../ir/sim/tests/programs/control_ops.sn"),
+            root.join("../../ir/sim/tests/programs/control_ops.sn"),
         ),
     ];
     let mut statuses = BTreeSet::new();
@@ -516,7 +516,7 @@ fn language_rules_hold_on_both_sides() {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let module = load(&root.join("../ir/sim/tests/programs/control_ops.sn"));
+    let module = load(&root.join("../../ir/sim/tests/programs/control_ops.sn"));
     let mut p = pair("control_ops (language.md)", &module, &ap_types, 1);
     let status = |r: Response| Status::from_code(r.status).expect("a known status");
 
@@ -601,7 +601,7 @@ fn modify_takes_effect_on_both_sides() {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let module = load(&root.join("../ir/sim/tests/programs/control_ops.sn"));
+    let module = load(&root.join("../../ir/sim/tests/programs/control_ops.sn"));
     let mut p = pair("control_ops (modify)", &module, &ap_types, 7);
     let status = |r: Response| Status::from_code(r.status).expect("a known status");
     let src = u64::from(u32::from_be_bytes([10, 9, 9, 9]));

@@ -24,7 +24,7 @@ use crate::common;
 use crate::gen;
 use cranelift_entity::EntityRef;
 use num_bigint::BigUint;
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use scenic_interp::stream::DmaTransfer;
 use scenic_interp::value::Value;
 use scenic_interp::Machine;

@@ -20,7 +20,7 @@
 
 mod common;
 
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 use std::path::{Path, PathBuf};
 
 fn programs_dir() -> PathBuf {

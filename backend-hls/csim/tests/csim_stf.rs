@@ -5,7 +5,7 @@
 
 mod common;
 
-use scenic_backend_hls::csim::CsimDevice;
+use scenic_hls_csim::CsimDevice;
 
 fn run_stf(name: &str) {
     let Some(ap_types) = common::ap_types_or_skip(name) else {
