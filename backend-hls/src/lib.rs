@@ -102,7 +102,7 @@
 //! for state and `pk.restart` for `restart`, applied when the handler returns. After every
 //! handler run and every event the flow's output goes to `cc_update_out`. A cc whose per-flow
 //! memory exceeds [`Options::ram_budget_bits`], or a handler whose cycles (its latency, at least
-//! the kernel's II) exceed its `budget`, is an [`Error::Limit`] ([`limits::check_cc`]).
+//! the kernel's II) exceed its `budget`, is an [`Error::Limit`] ([`writer::limits::check_cc`]).
 //!
 //! Comments `// file.sn:LINE` point each statement back to its source ([`SourceLines`]).
 
@@ -277,7 +277,7 @@ pub struct KernelFiles {
     pub control: scenic_scu_abi::control::ControlLayout,
 }
 
-/// `scenic_ops.hpp`, the IR's operators on ap_[u]int values.
+/// `scenic_ops.hpp`, the IR's operators on `ap_[u]int` values.
 pub const SCENIC_OPS_HPP: &str = include_str!("../cpp/scenic_ops.hpp");
 /// Our `hls_stream.h` shim.
 pub const SHIM_HLS_STREAM_H: &str = include_str!("../shims/hls_stream.h");

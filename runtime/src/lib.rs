@@ -11,7 +11,7 @@
 //! - [`container`]: the model container (image kind 1) and the identity a load is checked against;
 //! - [`device`]: [`Device::open`], identity, version check, liveness, scratch, fence, slot commands;
 //! - [`steering`]: RoCE QPNs and TCP flows to slots, and the slow-path slot, from the host;
-//! - [`swap`]: the hitless replacement of a slot's unit, carrying state where layouts agree;
+//! - [`mod@swap`]: the hitless replacement of a slot's unit, carrying state where layouts agree;
 //! - [`emu`]: the device side's minimal server (identity, heartbeat, fences, slot state machine),
 //!   which the emulated NIC extends;
 //! - [`net`]: the emulated NIC's network side (port, host TAP, steering, datapath, slot engines);
@@ -23,7 +23,7 @@
 //! - [`state`]: the per-device state directory (slot locks, the journal of loads and entries);
 //! - [`control`]: a slot's control queue, one request and its response;
 //! - [`notify`]: a slot's notification ring, with loss detection;
-//! - [`load`]: staging, loading and activating a package's unit in a slot;
+//! - [`mod@load`]: staging, loading and activating a package's unit in a slot;
 //! - [`scu`]: [`Scu`], a loaded slot driven by name (CSRs, tables, counters, maps, meters);
 //! - [`cc`]: [`CcHost`], the dual CC slots: events, outputs, params, the hitless cc switch.
 

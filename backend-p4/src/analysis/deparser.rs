@@ -1,7 +1,7 @@
 //! The deparser's restrictions: P4 deparsers only emit, so its other statements (checksum
 //! recomputation, header rewrites) move behind the emits; that is exact only when no computation
 //! changes a header after that header's emit and no emit is conditional. [`check`] refuses the
-//! rest; [`emits`] gives the emitted instances in order, which the writer prints.
+//! rest; `emits` gives the emitted instances in order, which the writer prints.
 
 use super::walk::items;
 use crate::error::{Construct, Error};

@@ -4,7 +4,7 @@
 //! Invariants:
 //! - Time only moves forward; the run stops after the last event at or before `duration`.
 //! - After every call into a controller machine, the outputs of that machine's flows are re-read
-//!   ([`Simulation::apply_outputs`]) and its next timer is scheduled ([`Simulation::schedule_timer`]),
+//!   (`Simulation::apply_outputs`) and its next timer is scheduled (`Simulation::schedule_timer`),
 //!   so a sender always paces at the rate (or within the window) the controller holds now.
 //! - Nothing here reads a clock or an unseeded random source: one scenario and seed give one run.
 

@@ -2,10 +2,10 @@
 //! [`EmuServer::enable_models`] turned the models on.
 //!
 //! Both CC slots' units live behind **one** lock ([`CcUnits`]): an event is applied to both under
-//! it, and a `SWITCH` (with its carry, [`super::cc_carry`]) happens under it too, so the switch is
+//! it, and a `SWITCH` (with its carry, `cc_carry`) happens under it too, so the switch is
 //! always at an event boundary and no event falls between the carry and the switch.
 //!
-//! Per poll, [`EmuServer::serve_cc`]:
+//! Per poll, `EmuServer::serve_cc`:
 //! 1. drops the unit of a CC slot whose bank 0 became `EMPTY` (a `FREE`, a reset) and zeroes its
 //!    output block; a freshly loaded unit's output block is zeroed too (a flow never seen reads 0);
 //! 2. takes up to [`EV_BATCH`] events from the ring (§1.3 acquire/release, `EV_CONS` published after

@@ -1,5 +1,5 @@
 //! The emulated NIC's network side: Linux attachments ([`sys`]), the prefilter's classification
-//! ([`classify`]), the steering tables ([`steer`]) and the datapath loop ([`datapath`]).
+//! ([`mod@classify`]), the steering tables ([`steer`]) and the datapath loop ([`datapath`]).
 //!
 //! A slot processes packets through a [`SlotEngine`]. This stage has [`PassThrough`] only (it sends
 //! what it gets from the network to the host, and what it gets from the host to port 0); the next
