@@ -116,6 +116,9 @@ python3 scripts/module_cycles.py
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo doc --workspace --no-deps (RUSTDOCFLAGS=-D warnings: every doc link resolves)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+
 step "cargo test --workspace (INSTA_UPDATE=no CI=true)"
 export INSTA_UPDATE=no
 export CI=true

@@ -10,7 +10,7 @@
 //!   for unchanged text, so everything that depends on it is reused (salsa backdating).
 //! - `resolve::module_index`, `typeck::signature` and `typeck::check_chunk` (in their modules) build
 //!   on these; per-chunk results use chunk-relative spans, so they stay equal when the chunk moves.
-//! - [`file_diagnostics`]: everything found in one file, rebased to file offsets.
+//! - `file_diagnostics`: everything found in one file, rebased to file offsets.
 //!
 //! Invariant: no query reads the file system; the driver loads every file the program `use`s into the
 //! workspace before checking (see [`crate::driver`]).

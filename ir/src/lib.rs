@@ -2,7 +2,7 @@
 //!
 //! scenic-ir is the core of the `ir/` crates and depends on none of ours (not on the frontend):
 //! the IR's data ([`entities`], [`types`], [`program`], [`body`], [`span`], [`record`]), the
-//! validator ([`valid`]), the printer ([`print`]), the serialized [`model`], and [`proc`], what
+//! validator ([`valid`]), the printer ([`mod@print`]), the serialized [`model`], and [`proc`], what
 //! every pass, the interpreter and the backends share (the walker, compaction, bit-vector
 //! arithmetic and operators, intrinsics, the namer). Beside it, each its own crate: scenic-lower
 //! (from the AST, and the check), scenic-opt (passes), scenic-timing, scenic-interp (the reference

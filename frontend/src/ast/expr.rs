@@ -132,7 +132,7 @@ pub enum UnaryOp {
     BitNot,
 }
 
-/// Infix operators, loosest-binding last in [`BinaryOp::precedence`].
+/// Infix operators, loosest-binding last in `BinaryOp::precedence`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+`, wrapping.

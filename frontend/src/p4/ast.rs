@@ -84,7 +84,7 @@ pub enum DeclKind {
         name: Ident,
         /// Type parameters.
         type_params: Vec<Ident>,
-        /// Methods and constructors (constructors return [`Type::Void`] and have its name).
+        /// Methods and constructors (constructors return `Type::Void` and have its name).
         methods: Vec<Proto>,
     },
     /// `extern R f<T>(...);`
@@ -193,7 +193,7 @@ pub struct Param {
 /// The signature of a parser, control, package, extern method or function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proto {
-    /// The return type ([`Type::Void`] for parsers, controls, packages and constructors).
+    /// The return type (`Type::Void` for parsers, controls, packages and constructors).
     pub ret: Type,
     /// Its name.
     pub name: Ident,

@@ -1,9 +1,9 @@
-//! The execution context ([`Cx`]): what compiled code can reach while it runs (the scu's state, the
+//! The execution context (`Cx`): what compiled code can reach while it runs (the scu's state, the
 //! packet, the payload word, the cc flow, the frames of the bodies running), and what it produces
 //! (outputs, notifications, drops).
 //!
 //! A `Cx` lives for one packet, word, signal or `every` run and borrows everything it reaches from
-//! the [`super::Machine`]; the frame stack ([`Frames`]) and the buffers in [`Effects`] are the
+//! the [`super::Machine`]; the frame stack (`Frames`) and the buffers in [`Effects`] are the
 //! machine's, reused from one run to the next, so running code allocates only where a value
 //! itself needs storage (an aggregate copied, a copy of the packet sent).
 

@@ -7,7 +7,7 @@
 //! back unless a field was written. Only a write (or a whole-header assignment) copies the fields
 //! into the element's own storage.
 //!
-//! Invariants: an element whose source is [`Src::Wire`] lies entirely inside the packet it was
+//! Invariants: an element whose source is `Src::Wire` lies entirely inside the packet it was
 //! extracted from (extraction checks the length first) and the store is only read with that
 //! packet's bytes; `Src::Owned` fields have their layout's widths; a reset element reads as
 //! invalid with zero fields, as `docs/interpreter.md` specifies for a fresh packet.

@@ -9,7 +9,7 @@
 //!
 //! [`compile`] turns every body of a module into closures once, when the [`Machine`] is made;
 //! running a packet, payload word or congestion signal runs those closures in a context
-//! ([`context`]) that reaches the machine's state: tables ([`state`], [`classify`]), maps
+//! ([`context`]) that reaches the machine's state: tables ([`state`], `classify`), maps
 //! ([`map`]), the packet's headers ([`headers`]). [`packet`], [`stream`] and [`cc`] are the entry
 //! points; [`runtime`] holds the machine and its host-side API.
 

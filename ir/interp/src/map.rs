@@ -6,7 +6,7 @@
 //! with one hash lookup per operation.
 //!
 //! Layout, for speed (a map of thousands of entries does not stay in cache between packets, so
-//! the cost of an access is its cache misses): keys of at most [`NARROW`] bits are indexed by a
+//! the cost of an access is its cache misses): keys of at most `NARROW` bits are indexed by a
 //! `u128` that packs the width above the value (32-byte buckets instead of 48 for a [`Bits`]),
 //! and the recency links live in their own array of 8-byte pairs, so that moving an entry to the
 //! front touches its neighbours' links, not their whole slots.
@@ -19,7 +19,7 @@
 //! cell is zeroed, i.e. forgotten).
 //!
 //! Invariants: the index (`narrow` and `wide` together) and the occupied slots are in one-to-one
-//! correspondence, a key being in `narrow` exactly when its width is at most [`NARROW`]; `links`
+//! correspondence, a key being in `narrow` exactly when its width is at most `NARROW`; `links`
 //! has one pair per slot; in an `lru_hash` map every occupied slot is on the list exactly once,
 //! and free slots are on no list.
 

@@ -4,9 +4,9 @@
 //! inlined before their callers (the call graph has no cycles; a function in a cycle is left
 //! alone), so every callee's code is already call-free when it is copied. Each copy gets fresh
 //! locals (parameters become `let`s of the arguments), the callee's `return`s become assignments
-//! to a result local ([`returns`]), and the call expression becomes a read of that local, with
+//! to a result local (`returns`), and the call expression becomes a read of that local, with
 //! everything the statement evaluated before the call computed ahead of the callee's code so
-//! that evaluation order is unchanged ([`hoist`]). Calls are inlined into functions (module-,
+//! that evaluation order is unchanged (`hoist`). Calls are inlined into functions (module-,
 //! scu- and cc-owned), actions, controls, handlers, deparsers, kernels, `every` blocks and parser
 //! states (a call in a select scrutinee puts the callee's code at the end of the state's block).
 //! Calls in table keys stay: key expressions have no statements to hold the callee's code.

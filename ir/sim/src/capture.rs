@@ -18,7 +18,7 @@
 //! [`simulate_into`] hands every packet out, DMA transfer and trace to a sink as it happens, so the
 //! simulation keeps nothing per packet (`scenicc sim` writes its files from the sink; the capture's
 //! bytes are the caller's);
-//! [`simulate`] collects them into a [`SimResult`]. Payload cutting is in [`super::payload`].
+//! [`simulate`] collects them into a [`SimResult`]. Payload cutting is in `super::payload`.
 
 use super::payload::{self, Payload, TcpSessions};
 use super::setup::{self, SetupError};

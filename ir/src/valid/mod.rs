@@ -9,7 +9,7 @@
 //!
 //! The rules, in the order they are checked, with the variant each reports:
 //!
-//! 1. **Layouts** ([`layout`]): header fields are `bit`/`int` (`HeaderFieldType`), consecutive
+//! 1. **Layouts** (`layout`): header fields are `bit`/`int` (`HeaderFieldType`), consecutive
 //!    (`HeaderFieldOffset`), add up to `bits` (`HeaderBits`), a multiple of 8 (`HeaderNotBytes`);
 //!    no struct contains itself (`StructCycle`); enum values fit their width (`ConstTooWide`).
 //!    Every type anywhere is well-formed (`BadType`) and names existing layouts (`InvalidId`).
@@ -18,14 +18,14 @@
 //!    the owning scu, parser states within the parser, cc state, params and timers within the cc,
 //!    functions, layouts and scus within the module (`InvalidId`). A member used where there is no
 //!    owning unit (a CSR in a top-level function) is an invalid id too.
-//! 3. **Expressions** ([`expr`]): operands are older than their user (`OperandOrder`); each
+//! 3. **Expressions** (`expr`): operands are older than their user (`OperandOrder`); each
 //!    expression is used by exactly one statement, parent, table key or transition (`ExprUses`);
 //!    types follow docs/language.md and `body.rs` (`ResultType`, `OperandType`, `OperandsDiffer`,
 //!    `BadCast`, `Arity`, `SliceBounds`, `FieldIndex`, `NoMeta`, `IndexNonArray`, `IndexForm`,
 //!    `BadActionData`); calls have the callee's arity and parameter types (`Arity`,
 //!    `TypeMismatch`) and only reach functions of the module or of the same unit
 //!    (`ForeignCall`).
-//! 4. **Statements** ([`stmt`]): locals are declared before use and in scope
+//! 4. **Statements** (`stmt`): locals are declared before use and in scope
 //!    (`LocalNotInScope`); only mutable locals, CSRs that are not `param`s, `meta`, header fields
 //!    and cc state are assigned (`NotAssignable`), with values of their type (`TypeMismatch`);
 //!    conditions are `bool` (`ConditionNotBool`); patterns fit the scrutinee (`PatternWidth`,
@@ -33,21 +33,21 @@
 //!    loop bounds fit the variable (`LoopBounds`); returns match the function (`ReturnType`);
 //!    `notify` values have at most 32 bits (`NotifyValue`); indices are in bounds by construction
 //!    (`IndexBounds`).
-//! 5. **Placement** ([`body`], [`calls`]): `Extract`/`Lookahead` only in the parser, `Emit` only
+//! 5. **Placement** (`body`, `calls`): `Extract`/`Lookahead` only in the parser, `Emit` only
 //!    in the deparser, `Pass`/`Push`/`beat` only in the stream kernel, `Restart` only in cc
 //!    handlers, destinations (`Drop`, `ToHost`, `ToNetwork`, `ToScu`), counters, meters and action
 //!    calls only in the control, `on parser_error` and actions, `Apply` only in the control and
 //!    `on parser_error`, `packet` only in per-packet code, the flow id only in `rdma`/`tcp` scus
 //!    (`Misplaced`). Functions may use what their unit can; what they use must be allowed in every
 //!    body that reaches them (`MisplacedInCallee`).
-//! 6. **Units** ([`scu`], [`table`], [`cc`]): CSRs are scalars of at most 64 bits (`CsrType`);
+//! 6. **Units** (`scu`, `table`, `cc`): CSRs are scalars of at most 64 bits (`CsrType`);
 //!    map keys are `bit<N>` (`MapKeyType`); parser `start`, targets and reject errors exist; table
 //!    defaults are listed (`DefaultNotListed`), action data matches the action (`ActionArgs`,
 //!    `ConstTooWide`), entries match the keys (`EntryKeyCount`, `EntryKeyKind`, `EntryAction`) and
 //!    fit the size (`TooManyEntries`), key expressions have the key's type (`KeyType`); a cc's
 //!    output is a state of type `rate` or `size` (`CcOutputType`); every body's parameters are the
 //!    bindings its kind provides (`BadParams`).
-//! 7. **Calls** ([`calls`]): no recursion (`Recursion`).
+//! 7. **Calls** (`calls`): no recursion (`Recursion`).
 
 mod body;
 mod calls;

@@ -14,7 +14,7 @@
 //! assignment's value before its place's indices, root first).
 //!
 //! Stopping: an expression returns `Err(Halt)` when the packet stopped during it (`drop()` in a
-//! called function or action, a failed `lookahead`), and a statement then returns [`Flow::Stop`];
+//! called function or action, a failed `lookahead`), and a statement then returns `Flow::Stop`;
 //! nothing after that is evaluated, so no later effect happens.
 
 mod aggregate;

@@ -5,8 +5,8 @@
 //! meters of `backend-hls/include`).
 //!
 //! What it owns: the translation of records ([`ScuControl`]'s layouts) to the interpreter's state
-//! and back, the kernel's per-table numbering of run-time entries ([`tables`]) and the kernel's
-//! iteration positions of maps ([`maps`]). Everything else is the interpreter's own state,
+//! and back, the kernel's per-table numbering of run-time entries (`tables`) and the kernel's
+//! iteration positions of maps (`maps`). Everything else is the interpreter's own state,
 //! changed through its public API, so a packet processed after a request sees it.
 //!
 //! Invariants: one request changes at most the one object it targets; a refused request (any
