@@ -425,6 +425,13 @@ fn firewall_acl_notifications_and_swaps_under_tcp() {
     let name = lab.name.clone();
     let out = scenic(&["load", &name, "0", &pkg("firewall")]);
     assert!(out.contains("slow-path slot"), "{out}");
+    let status = lab.status();
+    assert_eq!(status["slots"][0]["unit"], "incast_firewall", "{status}");
+    assert_eq!(
+        status["slots"][1]["unit"],
+        serde_json::Value::Null,
+        "{status}"
+    );
     lab.ping(&lab.wire, "10.77.0.1", "56")
         .unwrap_or_else(|e| panic!("through firewall: {e}"));
 

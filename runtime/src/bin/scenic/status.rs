@@ -1,6 +1,7 @@
 //! `scenic status NAME [--json]`: identity, steering, ports, host side and slots of a device.
 
 use scenic_runtime::abi::{self, global, slot};
+use scenic_runtime::state::StateDir;
 use scenic_runtime::{Device, DeviceError};
 use serde_json::{json, Map, Value};
 
@@ -57,11 +58,20 @@ fn collect(dev: &Device) -> Result<Value, DeviceError> {
         }
     }
     let mut slots = Vec::new();
+    // What this runtime loaded into each slot (its journal); a state directory that cannot be
+    // read only leaves the names out.
+    let state_dir = StateDir::of(dev).ok();
     for k in 0..id.slots.scu_slots {
         let state = dev.slot_state(k)?;
         let base = abi::slot_block_unchecked(k);
+        let journal = state_dir
+            .as_ref()
+            .and_then(|d| d.read_journal(k).ok().flatten())
+            .filter(|_| state.active.is_some());
         slots.push(json!({
             "slot": k,
+            "unit": journal.as_ref().map(|j| j.unit.clone()),
+            "package": journal.as_ref().map(|j| j.package.display().to_string()),
             "banks": state.banks.map(|b| b.map_or("?", |b| b.doc_name())),
             "active_bank": state.active.map(|b| b.index()),
             "counters": counters(dev, base, &SLOT_COUNTERS)?,
@@ -130,8 +140,12 @@ fn print_text(v: &Value) {
     }
     line("host", &v["host"]);
     for s in v["slots"].as_array().into_iter().flatten() {
+        let unit = match (s["unit"].as_str(), s["package"].as_str()) {
+            (Some(u), Some(p)) => format!("   `{u}` from {p}"),
+            _ => String::new(),
+        };
         println!(
-            "  slot {}   banks {} {}",
+            "  slot {}   banks {} {}{unit}",
             s["slot"], s["banks"][0], s["banks"][1]
         );
         line("", &s["counters"]);
