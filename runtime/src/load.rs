@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use scenic_scu_abi::manifest::AttachKind;
 
-use crate::abi::global::{self, Feature};
+use crate::abi::global::Feature;
 use crate::abi::slot::{self, Bank, BankState, SlotOp};
 use crate::abi::{self};
 use crate::container::{crc32, UnitKind};
@@ -118,8 +118,8 @@ pub fn load_with(
             .get(usize::from(index))
             .map(|s| s.attach);
         if attach == Some(AttachKind::SlowPath) {
-            dev.write(global::SLOW_PATH_SLOT, u64::from(k))?;
-            dev.fence()?;
+            crate::steering::set_slow_path(dev, Some(k))
+                .map_err(|e| slot_error(k, e.to_string()))?;
             slow_path = true;
         }
     }

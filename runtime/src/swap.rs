@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 
 use scenic_scu_abi::manifest::AttachKind;
 
-use crate::abi::global;
 use crate::abi::slot::{self, SlotOp};
 use crate::carry::CarryPlan;
 use crate::container::UnitKind;
@@ -147,8 +146,7 @@ pub fn swap(
         .map(|s| s.attach)
         == Some(AttachKind::SlowPath)
     {
-        dev.write(global::SLOW_PATH_SLOT, u64::from(k))?;
-        dev.fence()?;
+        crate::steering::set_slow_path(dev, Some(k)).map_err(|e| slot_error(k, e.to_string()))?;
     }
     let identity = pkg.identity(kind, index)?;
     let carried: Vec<String> = plan

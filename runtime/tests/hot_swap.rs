@@ -31,7 +31,6 @@ use scenic_runtime::emu::banks::ModelEngine;
 use scenic_runtime::emu::{EmuConfig, EmuServer};
 use scenic_runtime::frame::ControlEntry;
 use scenic_runtime::net::{Datapath, DatapathConfig, FrameIo};
-use scenic_runtime::ring::{Consumer, Producer, RingLayout};
 use scenic_runtime::Device;
 
 const ALLOWED_FLOWS: u32 = 48;
@@ -111,17 +110,7 @@ impl FrameIo for Sink {
 }
 
 fn call(dev: &Device, entry: &ControlEntry) -> ControlEntry {
-    let r = dev.region();
-    let mut req = Producer::attach(r, RingLayout::control_requests(0)).unwrap();
-    let mut rsp = Consumer::attach(r, RingLayout::control_responses(0)).unwrap();
-    assert!(req.push(r, &entry.encode()).unwrap());
-    let mut raw = [0u8; 256];
-    let until = Instant::now() + Duration::from_secs(10);
-    while !rsp.pop(r, &mut raw).unwrap() {
-        assert!(Instant::now() < until, "no response");
-        std::thread::sleep(Duration::from_micros(50));
-    }
-    ControlEntry::decode(&raw)
+    common::call(dev, 0, entry)
 }
 
 /// Adds firewall's run-time ACL entry `10.9.0.0/16, _, _, _ => deny`.

@@ -11,7 +11,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{identity_of, load_example, packages::example_package, stage_and_load, Emu};
+use common::{call, identity_of, load_example, packages::example_package, stage_and_load, Emu};
 use scenic_runtime::abi::codes::Code;
 use scenic_runtime::abi::slot::{self, Bank, BankState, SlotOp};
 use scenic_runtime::abi::{slot_block, ErrorWord};
@@ -19,8 +19,7 @@ use scenic_runtime::container::{self, StagedIdentity};
 use scenic_runtime::emu::banks::ModelEngine;
 use scenic_runtime::frame::{ControlEntry, Notification, FLAG_OTHER_BANK};
 use scenic_runtime::net::{Class, Destination, SlotEngine, SlotInput, Source};
-use scenic_runtime::ring::{Consumer, Producer, RingLayout};
-use scenic_runtime::Device;
+use scenic_runtime::ring::{Consumer, RingLayout};
 
 #[test]
 fn load_checks_come_in_the_documents_order() {
@@ -132,17 +131,6 @@ fn wait_for(mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < until, "timed out");
         std::thread::sleep(Duration::from_micros(200));
     }
-}
-
-/// Sends one request entry to slot `k` and waits for its response.
-fn call(dev: &Device, k: u8, entry: &ControlEntry) -> ControlEntry {
-    let r = dev.region();
-    let mut req = Producer::attach(r, RingLayout::control_requests(k)).unwrap();
-    let mut rsp = Consumer::attach(r, RingLayout::control_responses(k)).unwrap();
-    assert!(req.push(r, &entry.encode()).unwrap());
-    let mut raw = [0u8; 256];
-    wait_for(|| rsp.pop(r, &mut raw).unwrap());
-    ControlEntry::decode(&raw)
 }
 
 #[test]

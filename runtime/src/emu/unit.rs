@@ -15,7 +15,7 @@ use scenic_interp::context::Notification;
 use scenic_interp::{Destination as InterpDestination, Machine, PacketOutcome};
 use scenic_ir::entities::ScuId;
 use scenic_ir::program::Module;
-use scenic_scu_abi::control::{Op, Request, Response, ScuControl, Status};
+use scenic_scu_abi::control::{to_u64, Op, Request, Response, ScuControl, Status};
 
 use crate::net::{Destination, SlotInput, Source, Verdict};
 
@@ -144,7 +144,7 @@ impl Unit {
             data: BigUint::default(),
         };
         let rsp = self.serve(&req);
-        low_u64(&rsp.data)
+        to_u64(&rsp.data)
     }
 
     /// A host write of CSR word `n` (§3.5): the masked value written back, or the refusal.
@@ -184,10 +184,6 @@ fn keep(pending: &mut Vec<Notification>, raised: impl Iterator<Item = Notificati
             pending.push(n);
         }
     }
-}
-
-fn low_u64(v: &BigUint) -> u64 {
-    v.iter_u64_digits().next().unwrap_or(0)
 }
 
 /// The slot's view of one packet's outcome: copies to a port or the host; `Pass` (onward) goes

@@ -113,3 +113,23 @@ pub fn load_example(dev: &Device, k: u8, name: &str) -> Bank {
         Bank::B1
     }
 }
+
+/// Sends one request entry to slot `k`'s control queue and waits (at most 10 s) for its response.
+pub fn call(
+    dev: &Device,
+    k: u8,
+    entry: &scenic_runtime::frame::ControlEntry,
+) -> scenic_runtime::frame::ControlEntry {
+    use scenic_runtime::ring::{Consumer, Producer, RingLayout};
+    let r = dev.region();
+    let mut req = Producer::attach(r, RingLayout::control_requests(k)).unwrap();
+    let mut rsp = Consumer::attach(r, RingLayout::control_responses(k)).unwrap();
+    assert!(req.push(r, &entry.encode()).unwrap());
+    let mut raw = [0u8; 256];
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !rsp.pop(r, &mut raw).unwrap() {
+        assert!(std::time::Instant::now() < until, "no response");
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+    scenic_runtime::frame::ControlEntry::decode(&raw)
+}
