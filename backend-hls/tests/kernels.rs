@@ -19,6 +19,8 @@ const EXAMPLES: &[&str] = &[
     "flow_monitor",
     "l3_router",
     "partition",
+    "swift",
+    "timely",
     "window_cc",
     "xor_cipher",
 ];

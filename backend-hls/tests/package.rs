@@ -6,12 +6,14 @@
 use scenic_backend_hls::package::{self, BuildInputs, Package};
 use std::path::Path;
 
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 9] = [
     "dcqcn",
     "firewall",
     "flow_monitor",
     "l3_router",
     "partition",
+    "swift",
+    "timely",
     "window_cc",
     "xor_cipher",
 ];

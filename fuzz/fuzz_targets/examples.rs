@@ -10,6 +10,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("partition.sn", include_str!("../../examples/partition.sn")),
     ("dcqcn.sn", include_str!("../../examples/dcqcn.sn")),
     ("window_cc.sn", include_str!("../../examples/window_cc.sn")),
+    ("timely.sn", include_str!("../../examples/timely.sn")),
+    ("swift.sn", include_str!("../../examples/swift.sn")),
     (
         "flow_monitor.sn",
         include_str!("../../examples/flow_monitor.sn"),

@@ -344,6 +344,16 @@ fn window_cc_diff() {
 }
 
 #[test]
+fn timely_diff() {
+    example("timely.sn", 0x5eed_0041);
+}
+
+#[test]
+fn swift_diff() {
+    example("swift.sn", 0x5eed_0051);
+}
+
+#[test]
 fn cc_features_diff() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/cc_features.sn");
     let (module, info) = load_path(&path);

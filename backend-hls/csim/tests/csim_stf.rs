@@ -68,3 +68,13 @@ fn dcqcn_stf() {
 fn window_cc_stf() {
     run_stf("window_cc.sn");
 }
+
+#[test]
+fn timely_stf() {
+    run_stf("timely.sn");
+}
+
+#[test]
+fn swift_stf() {
+    run_stf("swift.sn");
+}
