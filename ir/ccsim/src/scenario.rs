@@ -15,12 +15,14 @@
 //! starts. Flows are numbered in file order: the `[[flow]]` entries (each `count` times), then the
 //! flows each `[[workload]]` draws ([`crate::workload`]).
 
+use crate::event::Rng;
 use crate::units::{Duration, Rate, Size};
-use crate::workload::RawWorkload;
+use crate::workload::Cdf;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
+use std::path::Path;
 use toml::Spanned;
 
 /// A scenario error at a place in the file.
@@ -136,6 +138,29 @@ struct RawFlow {
     stagger: Option<Duration>,
     #[serde(default)]
     params: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+/// A `[[workload]]` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    cdf: Spanned<String>,
+    load: Spanned<f64>,
+    flows: Option<Spanned<u32>>,
+    until: Option<Spanned<Duration>>,
+    start: Option<Duration>,
+    seed: Option<u64>,
+    route: Option<Spanned<String>>,
+    #[serde(default)]
+    params: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+/// What drawing a workload's flows needs from the rest of the scenario.
+struct WorkloadContext<'a> {
+    topology: &'a Topology,
+    host: &'a Host,
+    seed: u64,
+    source: &'a Source,
 }
 
 /// How senders and receivers are wired.
@@ -305,14 +330,14 @@ fn resolve(raw: RawScenario, source: Source) -> Result<Scenario, ScenarioError> 
     positive(&source, &raw.sample_every, |d| d.0, "`sample_every`")?;
     let seed = raw.seed.unwrap_or(1);
     let mut flows = resolve_flows(raw.flow, &topology, &source)?;
-    let context = crate::workload::Context {
+    let context = WorkloadContext {
         topology: &topology,
         host: &host,
         seed,
         source: &source,
     };
     for (index, w) in raw.workload.into_iter().enumerate() {
-        flows.extend(crate::workload::flows(w, index, &context)?);
+        flows.extend(workload_flows(w, index, &context)?);
     }
     if flows.is_empty() {
         return Err(source.error(
@@ -513,4 +538,76 @@ fn resolve_flows(
         }
     }
     Ok(flows)
+}
+
+/// The distribution a `cdf` key names: a shipped one, or a file relative to the scenario's.
+fn load_cdf(cdf: &Spanned<String>, source: &Source) -> Result<Cdf, ScenarioError> {
+    let name = cdf.get_ref();
+    if let Some(builtin) = Cdf::builtin(name) {
+        return Ok(builtin);
+    }
+    let err = |msg: String| source.error(Some(cdf.span()), msg);
+    let dir = Path::new(&source.name).parent().unwrap_or(Path::new(""));
+    let path = dir.join(name);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        err(format!(
+            "cannot read the CDF `{}` ({e}); the shipped ones are \"websearch\" and \"datamining\"",
+            path.display()
+        ))
+    })?;
+    Cdf::parse(&text).map_err(|e| err(format!("{}: {e}", path.display())))
+}
+
+/// The flows workload `raw` (the `index`th in the file) draws.
+fn workload_flows(
+    raw: Spanned<RawWorkload>,
+    index: usize,
+    cx: &WorkloadContext<'_>,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let table = raw.span();
+    let w = raw.into_inner();
+    let src = cx.source;
+    let cdf = load_cdf(&w.cdf, src)?;
+    let load = *w.load.get_ref();
+    if !(load.is_finite() && load > 0.0) {
+        return Err(src.error(Some(w.load.span()), "`load` must be a positive fraction"));
+    }
+    let route = resolve_route(&w.route, table.clone(), cx.topology, src)?;
+    let start = w.start.map_or(0, |s| s.0);
+    let (count, until) = match (&w.flows, &w.until) {
+        (Some(n), None) if *n.get_ref() as usize <= MAX_FLOWS => (*n.get_ref() as usize, u64::MAX),
+        (Some(n), None) => {
+            return Err(src.error(Some(n.span()), format!("at most {MAX_FLOWS} flows")))
+        }
+        (None, Some(t)) => (MAX_FLOWS + 1, t.get_ref().0),
+        (Some(_), Some(t)) => {
+            return Err(src.error(Some(t.span()), "give `flows` or `until`, not both"))
+        }
+        (None, None) => {
+            return Err(src.error(
+                Some(table),
+                "a workload needs `flows = N` or `until = \"T\"`",
+            ))
+        }
+    };
+    let h = cx.host;
+    let payload_bps = cx.topology.bottleneck_rate as f64 * h.mtu as f64 / (h.mtu + h.header) as f64;
+    let mean_gap_ps = cdf.mean() * 8.0 / (load * payload_bps) * 1e12;
+    let seed = w.seed.unwrap_or(cx.seed);
+    let mut rng = Rng::new(seed ^ (index as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    let params: Vec<(String, Spanned<toml::Value>)> = w.params.into_iter().collect();
+    let drawn = crate::workload::arrivals(&cdf, &mut rng, mean_gap_ps, start, count, until);
+    if drawn.len() > MAX_FLOWS {
+        return Err(src.error(Some(table), format!("at most {MAX_FLOWS} flows")));
+    }
+    Ok(drawn
+        .into_iter()
+        .map(|(start, size)| FlowSpec {
+            start,
+            size: Some(size),
+            stop: None,
+            route,
+            params: params.clone(),
+        })
+        .collect())
 }

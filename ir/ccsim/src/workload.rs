@@ -1,5 +1,5 @@
-//! `[[workload]]`: flows drawn from a flow-size distribution with Poisson arrivals (the long/short
-//! flow mixes of the DCTCP, pFabric and HPCC evaluations).
+//! Flow-size distributions and Poisson arrivals, for `[[workload]]` tables (the long/short flow
+//! mixes of the DCTCP, pFabric and HPCC evaluations; [`crate::scenario`] reads the tables).
 //!
 //! A [`Cdf`] is a list of (size in bytes, cumulative probability) points, read from a CSV file
 //! (`size_bytes,cdf` lines, `#` comments) or one of the two shipped with the repository
@@ -11,44 +11,14 @@
 //! Arrivals: exponential gaps with mean `mean_size / (load × payload capacity)`, where the payload
 //! capacity is the bottleneck rate × mtu / (mtu + header), so the offered load is `load` of the
 //! bottleneck; `flows = N` draws N flows, `until = T` draws until an arrival falls at or after T.
-//! The generator is [`crate::event::Rng`] seeded with the workload's `seed` (default: the
-//! scenario's) mixed with the workload's index: one file gives one list of flows, whatever the
-//! `--seed` (which drives RED marking only).
+//! The generator is [`crate::event::Rng`]; the scenario seeds it with the workload's `seed`
+//! (default: the scenario's) mixed with the workload's index, so one file gives one list of flows
+//! whatever the `--seed` (which drives RED marking only).
 //!
 //! Invariants of a [`Cdf`]: at least two points; sizes and probabilities non-decreasing;
 //! probabilities in [0, 1], the last one 1.
 
 use crate::event::Rng;
-use crate::scenario::{resolve_route, FlowSpec, Host, Source, Topology, MAX_FLOWS};
-use crate::units::Duration;
-use crate::ScenarioError;
-use serde::Deserialize;
-use std::collections::BTreeMap;
-use std::path::Path;
-use toml::Spanned;
-
-/// A `[[workload]]` table as written.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawWorkload {
-    cdf: Spanned<String>,
-    load: Spanned<f64>,
-    flows: Option<Spanned<u32>>,
-    until: Option<Spanned<Duration>>,
-    start: Option<Duration>,
-    seed: Option<u64>,
-    route: Option<Spanned<String>>,
-    #[serde(default)]
-    params: BTreeMap<String, Spanned<toml::Value>>,
-}
-
-/// What drawing a workload's flows needs from the rest of the scenario.
-pub(crate) struct Context<'a> {
-    pub topology: &'a Topology,
-    pub host: &'a Host,
-    pub seed: u64,
-    pub source: &'a Source,
-}
 
 /// A flow-size distribution.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,62 +111,16 @@ impl Cdf {
     }
 }
 
-/// The distribution a `cdf` key names: a shipped one, or a file relative to the scenario's.
-fn load(cdf: &Spanned<String>, source: &Source) -> Result<Cdf, ScenarioError> {
-    let name = cdf.get_ref();
-    if let Some(builtin) = Cdf::builtin(name) {
-        return Ok(builtin);
-    }
-    let err = |msg: String| source.error(Some(cdf.span()), msg);
-    let dir = Path::new(&source.name).parent().unwrap_or(Path::new(""));
-    let path = dir.join(name);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        err(format!(
-            "cannot read the CDF `{}` ({e}); the shipped ones are \"websearch\" and \"datamining\"",
-            path.display()
-        ))
-    })?;
-    Cdf::parse(&text).map_err(|e| err(format!("{}: {e}", path.display())))
-}
-
-/// The flows workload `raw` (the `index`th in the file) draws.
-pub(crate) fn flows(
-    raw: Spanned<RawWorkload>,
-    index: usize,
-    cx: &Context<'_>,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let table = raw.span();
-    let w = raw.into_inner();
-    let src = cx.source;
-    let cdf = load(&w.cdf, src)?;
-    let load = *w.load.get_ref();
-    if !(load.is_finite() && load > 0.0) {
-        return Err(src.error(Some(w.load.span()), "`load` must be a positive fraction"));
-    }
-    let route = resolve_route(&w.route, table.clone(), cx.topology, src)?;
-    let start = w.start.map_or(0, |s| s.0);
-    let (count, until) = match (&w.flows, &w.until) {
-        (Some(n), None) if *n.get_ref() as usize <= MAX_FLOWS => (*n.get_ref() as usize, u64::MAX),
-        (Some(n), None) => {
-            return Err(src.error(Some(n.span()), format!("at most {MAX_FLOWS} flows")))
-        }
-        (None, Some(t)) => (MAX_FLOWS + 1, t.get_ref().0),
-        (Some(_), Some(t)) => {
-            return Err(src.error(Some(t.span()), "give `flows` or `until`, not both"))
-        }
-        (None, None) => {
-            return Err(src.error(
-                Some(table),
-                "a workload needs `flows = N` or `until = \"T\"`",
-            ))
-        }
-    };
-    let h = cx.host;
-    let payload_bps = cx.topology.bottleneck_rate as f64 * h.mtu as f64 / (h.mtu + h.header) as f64;
-    let mean_gap_ps = cdf.mean() * 8.0 / (load * payload_bps) * 1e12;
-    let seed = w.seed.unwrap_or(cx.seed);
-    let mut rng = Rng::new(seed ^ (index as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-    let params: Vec<(String, Spanned<toml::Value>)> = w.params.into_iter().collect();
+/// Poisson arrivals from `start` (ps) with exponential gaps of mean `mean_gap_ps`, each with a
+/// size drawn from `cdf`: `(start, size)` pairs, at most `count` of them, all before `until`.
+pub fn arrivals(
+    cdf: &Cdf,
+    rng: &mut Rng,
+    mean_gap_ps: f64,
+    start: u64,
+    count: usize,
+    until: u64,
+) -> Vec<(u64, u64)> {
     let mut at = start as f64;
     let mut out = Vec::new();
     while out.len() < count {
@@ -204,18 +128,9 @@ pub(crate) fn flows(
         if at >= until as f64 {
             break;
         }
-        if out.len() == MAX_FLOWS {
-            return Err(src.error(Some(table), format!("at most {MAX_FLOWS} flows")));
-        }
-        out.push(FlowSpec {
-            start: at as u64,
-            size: Some(cdf.sample(rng.uniform())),
-            stop: None,
-            route,
-            params: params.clone(),
-        });
+        out.push((at as u64, cdf.sample(rng.uniform())));
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
