@@ -1,5 +1,6 @@
-//! `scenicc cc-sim PROGRAM.sn --scenario S.toml --out DIR [--seed N]`: simulate a congestion
-//! controller on a RoCE-style fabric (crate `scenic-ccsim`, docs/cc-sim.md).
+//! `scenicc cc-sim PROGRAM.sn --scenario S.toml --out DIR [--seed N] [--swap T=OTHER.sn]`: simulate
+//! a congestion controller on a RoCE-style fabric (crate `scenic-ccsim`, docs/cc-sim.md); with
+//! `--swap`, OTHER's cc runs beside it as a standby and takes over at simulated time T.
 //!
 //! The program is compiled as `scenicc test` compiles it; its cc runs per flow on the reference
 //! interpreter. Writes `DIR/summary.json`, `DIR/rates.csv` and `DIR/queue.csv` and prints a short
@@ -9,7 +10,8 @@
 use crate::compile;
 use crate::output::{print_stdout, Level, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
-use scenic_ccsim::Scenario;
+use scenic_ccsim::dual::Swap;
+use scenic_ccsim::{units, Scenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,6 +30,24 @@ pub struct CcSimArgs {
     /// The random seed (RED marking); overrides the scenario's `seed`.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Hot swap: OTHER.sn's cc receives every signal from the start and paces the senders from
+    /// simulated time T on (a duration: `5ms`).
+    #[arg(long, value_name = "T=OTHER.sn")]
+    pub swap: Option<String>,
+}
+
+/// `T=OTHER.sn` split into the time (ps) and the program path.
+fn parse_swap(arg: &str) -> Result<(u64, PathBuf), String> {
+    let Some((at, path)) = arg.split_once('=') else {
+        return Err(format!(
+            "--swap takes T=OTHER.sn (like `5ms=hpcc.sn`), not `{arg}`"
+        ));
+    };
+    let at = units::parse(units::Kind::Duration, at).map_err(|e| format!("--swap: {e}"))?;
+    if path.is_empty() {
+        return Err("--swap: no program after `=`".to_string());
+    }
+    Ok((at, PathBuf::from(path)))
 }
 
 /// Runs `scenicc cc-sim`.
@@ -47,13 +67,32 @@ pub fn run(args: &CcSimArgs, output: &Output, deny_warnings: bool) -> ExitCode {
             return ExitCode::from(EXIT_ERRORS);
         }
     };
+    let swap = match args.swap.as_deref().map(parse_swap).transpose() {
+        Ok(swap) => swap,
+        Err(err) => {
+            output.message(Level::Error, &err);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let module = match compile::lower(&args.file, output, deny_warnings) {
         Ok(module) => module,
         Err(code) => return code,
     };
+    let other = match &swap {
+        Some((_, path)) => match compile::lower(path, output, deny_warnings) {
+            Ok(module) => Some(module),
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    let swap = swap.zip(other.as_ref()).map(|((at, path), module)| Swap {
+        at,
+        module,
+        name: path.display().to_string(),
+    });
     output.progress(&format!("simulating {}", scenario.name));
     let started = std::time::Instant::now();
-    let outcome = match scenic_ccsim::run(&module, &scenario, args.seed) {
+    let outcome = match scenic_ccsim::run_with_swap(&module, &scenario, args.seed, swap.as_ref()) {
         Ok(outcome) => outcome,
         Err(err) => {
             output.message(Level::Error, &err.to_string());

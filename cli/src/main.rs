@@ -131,6 +131,8 @@ enum Command {
     #[command(after_help = examples(&[
         ("DCQCN on an 8-to-1 incast", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/incast8.toml --out out/incast8"),
         ("Two DCQCN flows converging, another seed", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/two --seed 7"),
+        ("A 3-switch parking lot: per-link utilisation and max-min fair shares", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/parking_lot3.toml --out out/parking"),
+        ("Hot swap at 5 ms to a standby DCQCN that heard every signal (no visible change)", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/swap --swap 5ms=examples/dcqcn.sn"),
     ]))]
     CcSim(cc_sim::CcSimArgs),
     /// Print the long explanation of a diagnostic code, with an example and the fix.
@@ -281,6 +283,10 @@ mod tests {
             ("scenicc sim a.sn --in i.pcap --out o.pcap", "sim"),
             (
                 "scenicc cc-sim a.sn --scenario s.toml --out d --seed 3",
+                "cc-sim",
+            ),
+            (
+                "scenicc cc-sim a.sn --scenario s.toml --out d --swap 5ms=b.sn",
                 "cc-sim",
             ),
         ];

@@ -124,22 +124,34 @@ impl<'m> Controllers<'m> {
                         format!("the program has no cc named `{}`", name.get_ref()),
                     )
                 })?,
-            None => {
-                let mut all = module.ccs.iter();
-                match (all.next(), all.next()) {
-                    (Some(one), None) => one,
-                    (None, _) => {
-                        return Err(src.error(None, "the program defines no congestion controller"))
-                    }
-                    (Some(_), Some(_)) => {
-                        return Err(src.error(
-                            None,
-                            "the program defines several ccs: say which with `cc = \"NAME\"`",
-                        ))
-                    }
-                }
-            }
+            None => only_cc(module, scenario)?,
         };
+        Controllers::for_cc(module, scenario, cc, def)
+    }
+
+    /// The standby of a hot swap ([`crate::dual`]): `module`'s only cc, or, when it has several,
+    /// the one the scenario's `cc` names; checked against the scenario like the active one.
+    pub fn standby(
+        module: &'m Module,
+        scenario: &Scenario,
+    ) -> Result<Controllers<'m>, ScenarioError> {
+        let named = scenario
+            .cc
+            .as_ref()
+            .and_then(|name| module.ccs.iter().find(|(_, c)| c.name == *name.get_ref()));
+        let (cc, def) = match (module.ccs.len(), named) {
+            (2.., Some(found)) => found,
+            _ => only_cc(module, scenario)?,
+        };
+        Controllers::for_cc(module, scenario, cc, def)
+    }
+
+    fn for_cc(
+        module: &'m Module,
+        scenario: &Scenario,
+        cc: CcId,
+        def: &'m Cc,
+    ) -> Result<Controllers<'m>, ScenarioError> {
         let handlers = Handlers::of(def);
         check_requires(scenario, &handlers)?;
         let mut controllers = Controllers {
@@ -342,6 +354,20 @@ impl<'m> Controllers<'m> {
         if let Some(f) = self.flows.get_mut(flow as usize) {
             f.to_fire = to_fire;
         }
+    }
+}
+
+/// The program's only cc.
+fn only_cc<'m>(module: &'m Module, scenario: &Scenario) -> Result<(CcId, &'m Cc), ScenarioError> {
+    let src = &scenario.source;
+    let mut all = module.ccs.iter();
+    match (all.next(), all.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) => Err(src.error(None, "the program defines no congestion controller")),
+        (Some(_), Some(_)) => Err(src.error(
+            None,
+            "the program defines several ccs: say which with `cc = \"NAME\"`",
+        )),
     }
 }
 

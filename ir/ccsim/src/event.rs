@@ -78,6 +78,10 @@ pub enum Ev {
     Sample,
     /// The measurement window starts.
     MeasureStart,
+    /// A flow with a `stop` time stops sending.
+    FlowStop(u32),
+    /// The hot swap: the standby controller takes over (docs/cc-sim.md, `--swap`).
+    Swap,
 }
 
 struct Entry {

@@ -6,6 +6,14 @@
 //!   (`bottleneck_rate`), is the bottleneck; every route is `[0]`.
 //! - `dumbbell`: every sender → switch A → switch B → its own receiver. Port 0 (A→B,
 //!   `bottleneck_rate`) is the bottleneck; port 1 + i (B → receiver i, `link_rate`) follows it.
+//! - `parking_lot` (`hops` = N switches S0 … S(N−1) in a chain): port K (S_K → S_K+1,
+//!   `bottleneck_rate`) for K < N − 1 are the bottlenecks; every flow has its own receiver behind
+//!   port N − 1 + i (`link_rate`). Route `long`: sender → S0 → … → S(N−1) → receiver, ports
+//!   `[0, 1, …, N−2, N−1+i]`; route `cross:K`: sender → S_K → S_K+1 → receiver, ports
+//!   `[K, N−1+i]`. A dumbbell is the 2-switch parking lot whose flows are all `long`.
+//!
+//! The bottleneck ports are always ports `0..bottlenecks` (one for `incast` and `dumbbell`,
+//! N − 1 for a parking lot); port 0 is "the" bottleneck of the single-bottleneck figures.
 //!
 //! Senders pace onto their own host link and never queue there, so host links are not ports: a
 //! packet reaches its first switch one serialization plus one propagation delay after it is sent.
@@ -18,7 +26,7 @@
 //! where q is the queue depth the packet finds.
 
 use crate::event::{Packet, Rng};
-use crate::scenario::{Scenario, TopologyKind};
+use crate::scenario::{Route, Scenario, TopologyKind};
 use std::collections::VecDeque;
 
 /// Bytes of an ACK, NACK or CNP on the wire.
@@ -74,8 +82,10 @@ pub enum Enqueued {
 
 /// Ports, routes and the marking configuration.
 pub struct Fabric {
-    /// Every switch egress port; port 0 is the bottleneck.
+    /// Every switch egress port; ports `0..bottlenecks` are the bottleneck links.
     pub ports: Vec<Port>,
+    /// How many of the first ports are bottleneck links.
+    pub bottlenecks: usize,
     /// Each flow's route (port indices).
     pub routes: Vec<Vec<u32>>,
     /// Each flow's feedback delay (ps).
@@ -104,13 +114,20 @@ impl Fabric {
             busy: false,
             stats: PortStats::default(),
         };
-        let n = scenario.flows.len();
-        let mut ports = vec![port(t.bottleneck_rate)];
+        let bottlenecks = t.bottlenecks();
+        let mut ports: Vec<Port> = (0..bottlenecks).map(|_| port(t.bottleneck_rate)).collect();
         let routes: Vec<Vec<u32>> = match t.kind {
-            TopologyKind::Incast => vec![vec![0]; n],
-            TopologyKind::Dumbbell => {
-                ports.extend((0..n).map(|_| port(t.link_rate)));
-                (0..n).map(|i| vec![0, 1 + i as u32]).collect()
+            TopologyKind::Incast => vec![vec![0]; scenario.flows.len()],
+            TopologyKind::Dumbbell | TopologyKind::ParkingLot => {
+                ports.extend(scenario.flows.iter().map(|_| port(t.link_rate)));
+                let links = |route: Route| match route {
+                    Route::Long => 0..bottlenecks,
+                    Route::Cross(k) => k..k + 1,
+                };
+                let to_receiver = |i: usize| bottlenecks + i as u32;
+                (scenario.flows.iter().enumerate())
+                    .map(|(i, f)| links(f.route).chain([to_receiver(i)]).collect())
+                    .collect()
             }
         };
         let reverse = routes
@@ -125,6 +142,7 @@ impl Fabric {
             .collect();
         Fabric {
             ports,
+            bottlenecks: bottlenecks as usize,
             routes,
             reverse,
             host_rate: t.link_rate,
@@ -134,6 +152,14 @@ impl Fabric {
             kmax: scenario.switch.kmax,
             pmax: scenario.switch.pmax,
             rng: Rng::new(seed),
+        }
+    }
+
+    /// The name of bottleneck link `b` (`"S0->S1"`; `"S0->R"` for the incast receiver's port).
+    pub fn link_name(kind: TopologyKind, b: usize) -> String {
+        match kind {
+            TopologyKind::Incast => "S0->R".to_string(),
+            TopologyKind::Dumbbell | TopologyKind::ParkingLot => format!("S{b}->S{}", b + 1),
         }
     }
 

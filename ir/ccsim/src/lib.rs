@@ -2,11 +2,14 @@
 //! packet-level discrete-event simulator of a RoCE-style fabric whose senders are paced by a `cc`
 //! program running on the reference interpreter, per flow, exactly as `scenicc test` runs it.
 //!
-//! - [`scenario`]: the TOML scenario files (and [`units`], their quantities);
+//! - [`scenario`]: the TOML scenario files (and [`units`], their quantities; [`workload`], flows
+//!   drawn from a size distribution);
 //! - [`event`]: the event queue (time in ps, ties in push order) and the seeded generator;
 //! - [`fabric`]: switch egress ports (finite buffers, RED/ECN marking) and routes;
 //! - [`host`]: senders (pacing, window, go-back-N) and receivers (ACKs, NACKs, CNPs);
 //! - [`control`]: the controllers, one interpreter [`scenic_interp::Machine`] per param set;
+//!   [`dual`]: the standby of a hot swap beside the running one;
+//! - [`fairshare`]: max-min fair shares (water-filling);
 //! - [`sim`]: the event loop; [`stats`] and [`report`]: what a run measures and writes.
 //!
 //! Docs: docs/cc-sim.md. Entry point: [`run`].
@@ -14,12 +17,15 @@
 #![deny(missing_docs)]
 
 pub mod control;
+pub mod dual;
 pub mod event;
 pub mod fabric;
+pub mod fairshare;
 pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod units;
+pub mod workload;
 
 pub use report::Summary;
 pub use scenario::{Scenario, ScenarioError};
@@ -43,7 +49,17 @@ pub fn run(
     scenario: &Scenario,
     seed: Option<u64>,
 ) -> Result<Outcome, ScenarioError> {
-    let cc = control::Controllers::new(module, scenario)?;
+    run_with_swap(module, scenario, seed, None)
+}
+
+/// [`run`], with the controllers swapped mid-run as `swap` says ([`dual`]).
+pub fn run_with_swap<'m>(
+    module: &'m Module,
+    scenario: &Scenario,
+    seed: Option<u64>,
+    swap: Option<&dual::Swap<'m>>,
+) -> Result<Outcome, ScenarioError> {
+    let cc = dual::Dual::new(module, scenario, swap)?;
     let seed = seed.unwrap_or(scenario.seed);
     let mut sim = sim::Simulation::new(scenario, cc, seed);
     sim.run();

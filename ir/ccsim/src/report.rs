@@ -47,6 +47,42 @@ pub struct FlowSummary {
     pub nacks: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// When it stopped sending, if it had a `stop` time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_us: Option<f64>,
+    /// Mean |throughput − max-min fair share| / fair share over its settled samples (none if it
+    /// had none).
+    pub fair_share_error: Option<f64>,
+    /// The samples `fair_share_error` averages.
+    pub fair_share_samples: u64,
+}
+
+/// One bottleneck link's figures over the window.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSummary {
+    /// `S0->S1` (switch to switch), `S0->R` (the incast switch's port to the receiver).
+    pub link: String,
+    /// Its rate.
+    pub rate_gbps: f64,
+    /// Wire bytes sent in the window over its capacity.
+    pub utilisation: f64,
+    /// Time-averaged queue in the window.
+    pub queue_avg_bytes: f64,
+    /// Largest queue of the run.
+    pub queue_max_bytes: u64,
+}
+
+/// The hot swap (`--swap T=OTHER.sn`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SwapSummary {
+    /// The requested switch time.
+    pub at_us: f64,
+    /// When the standby took over (none if the run ended first).
+    pub switched_at_us: Option<f64>,
+    /// The swap program's cc.
+    pub to_cc: String,
+    /// The cc pacing the senders at the end.
+    pub active_at_end: String,
 }
 
 /// Fabric figures.
@@ -70,6 +106,8 @@ pub struct FabricSummary {
     pub marks: u64,
     /// CNPs sent by receivers.
     pub cnps: u64,
+    /// Every bottleneck link (the fields above are the first one's, port 0).
+    pub bottlenecks: Vec<LinkSummary>,
 }
 
 /// `summary.json`.
@@ -99,6 +137,9 @@ pub struct Summary {
     pub fabric: FabricSummary,
     /// Events simulated.
     pub events: u64,
+    /// The hot swap, if one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap: Option<SwapSummary>,
 }
 
 impl Summary {
@@ -131,6 +172,24 @@ impl Summary {
             f.marks,
             f.cnps
         );
+        if f.bottlenecks.len() > 1 {
+            for link in &f.bottlenecks {
+                let _ = writeln!(
+                    t,
+                    "  link {}: utilisation {:.1}%, queue avg {:.0} B max {} B",
+                    link.link,
+                    link.utilisation * 100.0,
+                    link.queue_avg_bytes,
+                    link.queue_max_bytes
+                );
+            }
+        }
+        if let Some(swap) = &self.swap {
+            let at = swap
+                .switched_at_us
+                .map_or("not reached".to_string(), |t| format!("at {t:.1} us"));
+            let _ = writeln!(t, "swap `{}` -> `{}`: {at}", self.cc, swap.to_cc);
+        }
         for fl in &self.flows {
             let out = match (fl.final_rate_gbps, fl.final_window_bytes) {
                 (Some(r), _) => format!(

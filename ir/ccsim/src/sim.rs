@@ -11,7 +11,7 @@
 pub mod host;
 pub mod stats;
 
-use crate::control::Controllers;
+use crate::dual::Dual;
 use crate::event::{Ev, Queue};
 use crate::fabric::{Enqueued, Fabric};
 use crate::scenario::Scenario;
@@ -21,7 +21,7 @@ use crate::sim::stats::Stats;
 /// A run in progress.
 pub struct Simulation<'a> {
     pub(crate) scenario: &'a Scenario,
-    pub(crate) cc: Controllers<'a>,
+    pub(crate) cc: Dual<'a>,
     pub(crate) fabric: Fabric,
     pub(crate) queue: Queue,
     pub(crate) senders: Vec<Sender>,
@@ -35,12 +35,19 @@ pub struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     /// A simulation of `scenario` with controllers `cc` and random seed `seed`.
-    pub fn new(scenario: &'a Scenario, cc: Controllers<'a>, seed: u64) -> Simulation<'a> {
+    pub fn new(scenario: &'a Scenario, cc: Dual<'a>, seed: u64) -> Simulation<'a> {
         let fabric = Fabric::new(scenario, seed);
         let n = scenario.flows.len();
         let mut queue = Queue::default();
+        if let Some(at) = cc.swap_at {
+            // Pushed first: at its time, the swap comes before every other event.
+            queue.push(at, Ev::Swap);
+        }
         for (i, flow) in scenario.flows.iter().enumerate() {
             queue.push(flow.start, Ev::FlowStart(i as u32));
+            if let Some(stop) = flow.stop {
+                queue.push(stop, Ev::FlowStop(i as u32));
+            }
         }
         queue.push(0, Ev::Sample);
         queue.push(scenario.measure_from, Ev::MeasureStart);
@@ -48,7 +55,7 @@ impl<'a> Simulation<'a> {
         Simulation {
             senders: scenario.flows.iter().map(Sender::new).collect(),
             receivers: (0..n).map(|_| Receiver::default()).collect(),
-            stats: Stats::new(scenario, cc.rate_output),
+            stats: Stats::new(scenario, &fabric, &cc),
             scenario,
             cc,
             fabric,
@@ -64,8 +71,10 @@ impl<'a> Simulation<'a> {
             self.handle(now, ev);
         }
         let end = self.scenario.duration;
-        self.stats
-            .queue_change_from(end, self.fabric.ports[0].queued);
+        for b in 0..self.fabric.bottlenecks {
+            let queued = self.fabric.ports[b].queued;
+            self.stats.queue_change_from(b, end, queued);
+        }
     }
 
     /// Events processed.
@@ -104,6 +113,19 @@ impl<'a> Simulation<'a> {
                 }
             }
             Ev::MeasureStart => self.stats.measure_start(now, &self.fabric, &self.receivers),
+            Ev::FlowStop(f) => {
+                if let Some(s) = self.senders.get_mut(f as usize) {
+                    s.stopped = true;
+                    self.stats.active_changed(now);
+                }
+            }
+            Ev::Swap => {
+                self.cc.swap();
+                self.stats.swapped_at = Some(now);
+                for f in 0..self.senders.len() as u32 {
+                    self.apply_outputs(f, now);
+                }
+            }
         }
     }
 
@@ -113,16 +135,28 @@ impl<'a> Simulation<'a> {
             s.started = true;
             s.last_progress = now;
         }
-        let g = self.cc.group_of(f);
-        self.after_cc(g, now);
+        self.stats.active_changed(now);
+        self.after_flow_cc(f, now);
         self.try_send(f, now);
     }
 
-    /// Re-reads the outputs of machine `g`'s flows and schedules its next timer.
+    /// After a call into `flow`'s machines: [`Self::after_cc`] for its group in each controller.
+    pub(crate) fn after_flow_cc(&mut self, flow: u32, now: u64) {
+        let (first, standby) = self.cc.groups_of(flow);
+        self.after_cc(first, now);
+        if let Some(g) = standby {
+            self.after_cc(g, now);
+        }
+    }
+
+    /// Re-reads the outputs of machine `g`'s flows (if `g` paces them) and schedules its next
+    /// timer.
     pub(crate) fn after_cc(&mut self, g: usize, now: u64) {
-        let flows = self.cc.flows_of(g).to_vec();
-        for f in flows {
-            self.apply_outputs(f, now);
+        if self.cc.is_active_group(g) {
+            let flows = self.cc.flows_of(g).to_vec();
+            for f in flows {
+                self.apply_outputs(f, now);
+            }
         }
         self.schedule_timer(g);
     }
@@ -177,8 +211,8 @@ impl<'a> Simulation<'a> {
             }
             Enqueued::Waiting | Enqueued::Dropped => {}
         }
-        if port == 0 {
-            self.stats.queue_change_from(now, before);
+        if port < self.fabric.bottlenecks {
+            self.stats.queue_change_from(port, now, before);
         }
     }
 
@@ -187,9 +221,9 @@ impl<'a> Simulation<'a> {
         let Some((mut pkt, more)) = self.fabric.dequeue(port) else {
             return;
         };
-        if port == 0 {
-            self.stats.queue_change_from(now, before);
-            self.stats.bottleneck_tx(now, u64::from(pkt.wire));
+        if port < self.fabric.bottlenecks {
+            self.stats.queue_change_from(port, now, before);
+            self.stats.bottleneck_tx(port, now, u64::from(pkt.wire));
         }
         pkt.hop += 1;
         self.queue

@@ -28,6 +28,8 @@ use scenic_interp::cc::CcEvent;
 pub struct Sender {
     /// Started (its start time has come).
     pub started: bool,
+    /// Stopped (its `stop` time has come): it sends nothing more.
+    pub stopped: bool,
     /// Total payload bytes, if sized.
     pub size: Option<u64>,
     /// Next payload byte to send.
@@ -93,7 +95,7 @@ impl Simulation<'_> {
     /// Sends `flow`'s next packet if its pace and window allow, else schedules the wake.
     pub(crate) fn try_send(&mut self, flow: u32, now: u64) {
         let host = &self.scenario.host;
-        let rate_output = self.cc.rate_output;
+        let rate_output = self.cc.rate_output();
         let host_rate = self.fabric.host_rate;
         let Some(s) = self.senders.get_mut(flow as usize) else {
             return;
@@ -101,7 +103,7 @@ impl Simulation<'_> {
         let remaining = s
             .size
             .map_or(u64::MAX, |size| size.saturating_sub(s.next_seq));
-        if !s.started || remaining == 0 {
+        if !s.started || s.stopped || remaining == 0 {
             return;
         }
         let len = host.mtu.min(remaining);
@@ -158,7 +160,7 @@ impl Simulation<'_> {
         let arrive = now + ser_ps(wire, host_rate) + self.fabric.delay;
         self.queue.push(arrive, Ev::Arrive(pkt));
         self.cc.sent(flow, len, now);
-        self.after_cc(self.cc.group_of(flow), now);
+        self.after_flow_cc(flow, now);
         // Schedule the next packet (after_cc may already have, if the output changed).
         if self.senders[flow as usize].wake_at.is_none() {
             self.try_send(flow, now);
@@ -183,6 +185,7 @@ impl Simulation<'_> {
             let size = self.scenario.flows[f].size;
             if r.done_at.is_none() && size.is_some_and(|s| r.expected >= s) {
                 r.done_at = Some(now);
+                self.stats.active_changed(now);
             }
             let fb = Feedback::Ack {
                 upto: r.expected,
@@ -232,7 +235,7 @@ impl Simulation<'_> {
                 self.cc.signal(flow, CcEvent::Cnp, now);
             }
         }
-        self.after_cc(self.cc.group_of(flow), now);
+        self.after_flow_cc(flow, now);
         if self.senders[flow as usize].wake_at.is_none() {
             self.try_send(flow, now);
         }
@@ -259,7 +262,7 @@ impl Simulation<'_> {
         s.rto_armed = true;
         self.queue.push(now + rto, Ev::Rto(flow));
         self.cc.signal(flow, CcEvent::Timeout, now);
-        self.after_cc(self.cc.group_of(flow), now);
+        self.after_flow_cc(flow, now);
         if self.senders[flow as usize].wake_at.is_none() {
             self.try_send(flow, now);
         }
