@@ -11,13 +11,28 @@
 //!   p99: of the samples in the window; max: the largest depth any enqueue made, over the run;
 //! - a flow's average rate (or window): the mean of the controller's output over the samples at
 //!   which the flow was active; final: its output at the end;
-//! - FCT: from the flow's start to the arrival of its last byte at the receiver.
+//! - FCT: from the flow's start to the arrival of its last byte at the receiver; its slowdown is
+//!   the FCT over the ideal one ([`crate::ideal`]).
+//!
+//! The samples are also kept as numbers ([`TimeSeries`]) for the plots.
 
 use crate::fabric::Fabric;
 use crate::scenario::Scenario;
 use crate::sim::host::Receiver;
 use crate::sim::Simulation;
 use std::fmt::Write;
+
+/// The time series the plots draw: what `rates.csv` and `queue.csv` hold, as numbers.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSeries {
+    /// Per flow, `(time in us, controller output)` at the samples where the flow was active
+    /// (started, not complete): the rate in Gb/s, or the window in bytes.
+    pub flows: Vec<Vec<(f64, f64)>>,
+    /// `(time in us, bottleneck queue in bytes)` at every sample.
+    pub queue: Vec<(f64, u64)>,
+    /// The bottleneck's marking thresholds (Kmin, Kmax) in bytes, when ECN marking is on.
+    pub ecn_thresholds: Option<(u64, u64)>,
+}
 
 /// Accumulated measurements.
 pub struct Stats {
@@ -32,6 +47,8 @@ pub struct Stats {
     queue_last: u64,
     bottleneck_window_bytes: u64,
     queue_samples: Vec<u64>,
+    /// The samples, as numbers, for the plots.
+    pub series: TimeSeries,
     /// `rates.csv`.
     pub rates_csv: String,
     /// `queue.csv`.
@@ -64,6 +81,14 @@ impl Stats {
             queue_last: 0,
             bottleneck_window_bytes: 0,
             queue_samples: Vec::new(),
+            series: TimeSeries {
+                flows: vec![Vec::new(); n],
+                queue: Vec::new(),
+                ecn_thresholds: scenario
+                    .switch
+                    .ecn
+                    .then_some((scenario.switch.kmin, scenario.switch.kmax)),
+            },
             rates_csv,
             queue_csv: String::from("time_us,queue_bytes,marks,drops\n"),
         }
@@ -111,13 +136,20 @@ impl Simulation<'_> {
     pub(crate) fn sample(&mut self, now: u64) {
         let interval = self.scenario.sample_every;
         let st = &mut self.stats;
-        let _ = write!(st.rates_csv, "{:.3}", now as f64 / 1e6);
+        let now_us = now as f64 / 1e6;
+        let _ = write!(st.rates_csv, "{now_us:.3}");
         for (f, s) in self.senders.iter().enumerate() {
             let out = s.output.unwrap_or(0);
             let active = s.started && self.receivers[f].done_at.is_none();
             if active {
                 st.output_sum[f] += out as f64;
                 st.output_samples[f] += 1;
+                let value = if st.rate_output {
+                    out as f64 / 1e9
+                } else {
+                    out as f64
+                };
+                st.series.flows[f].push((now_us, value));
             }
             let delta = st.delivered[f] - st.delivered_at_sample[f];
             st.delivered_at_sample[f] = st.delivered[f];
@@ -135,12 +167,8 @@ impl Simulation<'_> {
             .ports
             .iter()
             .fold((0, 0), |(m, d), p| (m + p.stats.marks, d + p.stats.drops));
-        let _ = writeln!(
-            st.queue_csv,
-            "{:.3},{},{marks},{drops}",
-            now as f64 / 1e6,
-            port.queued
-        );
+        let _ = writeln!(st.queue_csv, "{now_us:.3},{},{marks},{drops}", port.queued);
+        st.series.queue.push((now_us, port.queued));
         if now >= st.measure_from {
             st.queue_samples.push(port.queued);
         }
@@ -163,6 +191,7 @@ impl Simulation<'_> {
             let active_ps = end.saturating_sub(spec.start);
             let in_window = st.delivered[f] - st.delivered_at_window[f];
             let out = s.output.unwrap_or(0);
+            let fct = self.fct_and_ideal(f);
             flows.push(crate::report::FlowSummary {
                 id: f,
                 start_us: spec.start as f64 / 1e6,
@@ -176,13 +205,25 @@ impl Simulation<'_> {
                 bytes_resent: s.resent_bytes,
                 avg_throughput_gbps: gbps(st.delivered[f], active_ps),
                 window_throughput_gbps: gbps(in_window, window),
-                fct_us: r.done_at.map(|d| (d - spec.start) as f64 / 1e6),
+                fct_us: fct.map(|(fct, _)| fct as f64 / 1e6),
+                ideal_fct_us: fct.map(|(_, ideal)| ideal as f64 / 1e6),
+                slowdown: fct.map(|(fct, ideal)| fct as f64 / ideal as f64),
                 cnps: s.cnps,
                 nacks: s.nacks,
                 timeouts: s.timeouts,
             });
         }
         flows
+    }
+
+    /// Flow `f`'s FCT and ideal FCT (ps), if it is sized and complete.
+    fn fct_and_ideal(&self, f: usize) -> Option<(u64, u64)> {
+        let spec = &self.scenario.flows[f];
+        let fct = self.receivers[f].done_at?.saturating_sub(spec.start);
+        let host = &self.scenario.host;
+        let links = crate::ideal::links(&self.fabric, f);
+        let ideal = crate::ideal::fct_ps(&links, spec.size?, host.mtu, host.header)?;
+        (ideal > 0).then_some((fct, ideal))
     }
 
     /// The figures of the run.
