@@ -1,9 +1,9 @@
-//! What every plot shares: the title, the plotting frame, text styles, the legend, the time axis
-//! and the thinning of long series.
+//! What every plot shares: the title, text styles, the legend (in a column right of the chart, so
+//! it never hides a line), the time axis and the thinning of long series.
 //!
 //! Text is laid out without measuring it (plotters measures text only through a font, and the SVGs
-//! must not need one): the legend's width is estimated from its longest label, so an SVG is the
-//! same with or without a font installed.
+//! must not need one): the legend column's width is estimated from its longest label, so an SVG
+//! is the same with or without a font installed.
 
 use super::font::FAMILY;
 use super::render::SIZE;
@@ -69,42 +69,46 @@ pub fn capped(mut entries: Vec<Entry>, noun: &str) -> Vec<Entry> {
     entries
 }
 
-/// Draws `entries` in a box at the top right of `plot` (a chart's plotting area, in `root`'s
-/// pixels).
-pub fn legend<DB: DrawingBackend, CT: CoordTranslate>(
-    root: &DrawingArea<DB, Shift>,
-    plot: &DrawingArea<DB, CT>,
+/// Splits `area` into the chart (left) and a column for the legend `entries` (right, as wide as
+/// the longest label needs).
+pub fn beside_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let longest = entries.iter().map(|e| e.label.chars().count()).max();
+    // About 0.6 em per character of a sans-serif font: no font is needed to lay it out.
+    let text = (longest.unwrap_or(0) as f64 * 0.6 * f64::from(LABEL_SIZE)) as i32;
+    let column = SWATCH + 8 + text + 2 * PAD;
+    let (width, _) = area.dim_in_pixel();
+    area.split_horizontally(width as i32 - column)
+}
+
+/// Side of a legend swatch; padding around the legend's contents (pixels).
+const SWATCH: i32 = 12;
+const PAD: i32 = 10;
+
+/// Draws `entries` at the top of `column` (from [`beside_legend`]), in a box.
+pub fn legend<DB: DrawingBackend>(
+    column: &DrawingArea<DB, Shift>,
     entries: &[Entry],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     if entries.is_empty() {
         return Ok(());
     }
-    let (xs, ys) = plot.get_pixel_range();
+    let (width, _) = column.dim_in_pixel();
     let line = LABEL_SIZE as i32 + 6;
-    let longest = entries.iter().map(|e| e.label.chars().count()).max();
-    // About 0.6 em per character of a sans-serif font.
-    let text_width = (longest.unwrap_or(0) as f64 * 0.6 * f64::from(LABEL_SIZE)) as i32;
-    let width = 12 + 8 + text_width + 16;
-    let (x0, y0) = (xs.end - width - 10, ys.start + 10);
+    let (x0, y0, x1) = (PAD, PAD, width as i32 - 1);
     let y1 = y0 + line * entries.len() as i32 + 8;
-    root.draw(&Rectangle::new(
-        [(x0, y0), (xs.end - 10, y1)],
-        WHITE.mix(0.85).filled(),
-    ))?;
-    root.draw(&Rectangle::new(
-        [(x0, y0), (xs.end - 10, y1)],
-        BLACK.stroke_width(1),
-    ))?;
+    column.draw(&Rectangle::new([(x0, y0), (x1, y1)], BLACK.stroke_width(1)))?;
     for (k, entry) in entries.iter().enumerate() {
         let y = y0 + 4 + line * k as i32 + line / 2;
+        let x = x0 + 8;
         if let Some(color) = entry.color {
-            root.draw(&Rectangle::new(
-                [(x0 + 8, y - 6), (x0 + 20, y + 6)],
-                color.filled(),
-            ))?;
+            let swatch = [(x, y - SWATCH / 2), (x + SWATCH, y + SWATCH / 2)];
+            column.draw(&Rectangle::new(swatch, color.filled()))?;
         }
         let style = label_style().pos(Pos::new(HPos::Left, VPos::Center));
-        root.draw(&Text::new(entry.label.clone(), (x0 + 28, y), style))?;
+        column.draw(&Text::new(entry.label.clone(), (x + SWATCH + 8, y), style))?;
     }
     Ok(())
 }

@@ -66,6 +66,8 @@ impl Queue {
 impl Figure for Queue {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let area = frame::titled(root, &self.title)?;
+        let entries = self.legend();
+        let (area, column) = frame::beside_legend(&area, &entries);
         let mut chart = ChartBuilder::on(&area)
             .x_label_area_size(50)
             .y_label_area_size(80)
@@ -88,6 +90,6 @@ impl Figure for Queue {
         }
         let style = QUEUE_COLOR.stroke_width(2);
         chart.draw_series(LineSeries::new(self.line.iter().copied(), style))?;
-        frame::legend(root, chart.plotting_area(), &self.legend())
+        frame::legend(&column, &entries)
     }
 }

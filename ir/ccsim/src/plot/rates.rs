@@ -68,6 +68,8 @@ impl Rates {
 impl Figure for Rates {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let area = frame::titled(root, &self.title)?;
+        let entries = self.legend();
+        let (area, column) = frame::beside_legend(&area, &entries);
         let mut chart = ChartBuilder::on(&area)
             .x_label_area_size(50)
             .y_label_area_size(70)
@@ -89,6 +91,6 @@ impl Figure for Rates {
             let style = frame::series_color(i).stroke_width(width);
             chart.draw_series(LineSeries::new(line.iter().copied(), style))?;
         }
-        frame::legend(root, chart.plotting_area(), &self.legend())
+        frame::legend(&column, &entries)
     }
 }

@@ -50,7 +50,7 @@ impl Slowdown {
             },
             Entry {
                 color: Some(IDEAL_COLOR),
-                label: "ideal (alone on an empty network)".to_string(),
+                label: "ideal (slowdown 1)".to_string(),
             },
         ]
     }
@@ -70,6 +70,8 @@ fn size_label(bytes: f64) -> String {
 impl Figure for Slowdown {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let area = frame::titled(root, &self.title)?;
+        let entries = self.legend();
+        let (area, column) = frame::beside_legend(&area, &entries);
         let x = self.x_range();
         let mut chart = ChartBuilder::on(&area)
             .x_label_area_size(50)
@@ -92,7 +94,7 @@ impl Figure for Slowdown {
             .iter()
             .map(|&p| Circle::new(p, 4, POINT_COLOR.filled()));
         chart.draw_series(dots)?;
-        frame::legend(root, chart.plotting_area(), &self.legend())
+        frame::legend(&column, &entries)
     }
 }
 
