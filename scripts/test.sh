@@ -102,10 +102,26 @@ ensure_ap_types() {
     echo "AP_TYPES=$AP_TYPES"
 }
 
+# The PNG plots of `scenicc cc-sim` draw their text with a system font (DejaVu Sans, Debian's
+# fonts-dejavu-core); without one only the SVGs are written (ir/ccsim/tests/plots.rs checks both).
+# As root, installs it with apt-get when missing.
+ensure_plot_font() {
+    [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && return 0
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+        echo "note: no DejaVu Sans font: the cc-sim tests check SVG plots only (install fonts-dejavu-core)"
+        return 0
+    fi
+    step "apt-get install fonts-dejavu-core (for the PNG plots of cc-sim)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends fonts-dejavu-core >/dev/null 2>&1 ||
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-dejavu-core; }
+}
+
 ensure_component fmt rustfmt
 ensure_component clippy clippy
 ensure_netns_tools
 ensure_ap_types
+ensure_plot_font
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check

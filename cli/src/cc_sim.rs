@@ -3,17 +3,21 @@
 //! `--swap`, OTHER's cc runs beside it as a standby and takes over at simulated time T.
 //!
 //! The program is compiled as `scenicc test` compiles it; its cc runs per flow on the reference
-//! interpreter. Writes `DIR/summary.json`, `DIR/rates.csv` and `DIR/queue.csv` and prints a short
-//! summary. Exit 0 on success, 1 when the program or the scenario has errors (a scenario error names
+//! interpreter. Writes `DIR/summary.json`, `DIR/rates.csv`, `DIR/queue.csv` and the plots (SVG, and
+//! PNG when a system font is found) and prints a short summary listing them. On a terminal, long
+//! runs show a progress bar on stderr ([`progress`]). Exit 0 on success, 1 when the program or the scenario has errors (a scenario error names
 //! the file, line and column), 2 on usage or I/O problems.
 
 use crate::compile;
 use crate::output::{print_stdout, Level, Output};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use scenic_ccsim::dual::Swap;
-use scenic_ccsim::{units, Scenario};
+use scenic_ccsim::{units, Outcome, Scenario, Written};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+mod progress;
 
 /// Arguments of `scenicc cc-sim`.
 #[derive(Debug, clap::Args)]
@@ -24,7 +28,7 @@ pub struct CcSimArgs {
     /// The scenario (TOML, docs/cc-sim.md).
     #[arg(long, value_name = "S.toml")]
     pub scenario: PathBuf,
-    /// The directory for summary.json and the CSVs (created if missing).
+    /// The directory for summary.json, the CSVs and the plots (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The random seed (RED marking); overrides the scenario's `seed`.
@@ -92,7 +96,7 @@ pub fn run(args: &CcSimArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     });
     output.progress(&format!("simulating {}", scenario.name));
     let started = std::time::Instant::now();
-    let outcome = match scenic_ccsim::run_with_swap(&module, &scenario, args.seed, swap.as_ref()) {
+    let outcome = match simulate(&module, &scenario, args.seed, swap.as_ref(), output) {
         Ok(outcome) => outcome,
         Err(err) => {
             output.message(Level::Error, &err.to_string());
@@ -100,19 +104,61 @@ pub fn run(args: &CcSimArgs, output: &Output, deny_warnings: bool) -> ExitCode {
         }
     };
     let wall = started.elapsed();
-    if let Err(err) = outcome.write(&args.out) {
-        let dir = args.out.display();
-        output.message(Level::Error, &format!("cannot write into `{dir}`: {err}"));
-        return ExitCode::from(EXIT_USAGE);
+    let started = std::time::Instant::now();
+    let written = match outcome.write(&args.out) {
+        Ok(written) => written,
+        Err(err) => {
+            let dir = args.out.display();
+            output.message(Level::Error, &format!("cannot write into `{dir}`: {err}"));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    for warning in &written.warnings {
+        output.message(Level::Warning, warning);
     }
-    let events = outcome.summary.events;
-    let rate = events as f64 / wall.as_secs_f64().max(1e-9);
     print_stdout(&outcome.summary.text());
-    print_stdout(&format!(
-        "wrote {}/summary.json, rates.csv, queue.csv ({:.2} s wall, {:.1} M events/s)\n",
-        args.out.display(),
-        wall.as_secs_f64(),
-        rate / 1e6
+    print_stdout(&files_line(
+        args,
+        &outcome,
+        &written,
+        wall,
+        started.elapsed(),
     ));
     ExitCode::SUCCESS
+}
+
+/// Runs the simulation, with a progress bar when one may be drawn.
+fn simulate<'m>(
+    module: &'m scenic_ir::Module,
+    scenario: &Scenario,
+    seed: Option<u64>,
+    swap: Option<&Swap<'m>>,
+    output: &Output,
+) -> Result<Outcome, scenic_ccsim::ScenarioError> {
+    if !output.progress_bar() {
+        return scenic_ccsim::run_with_swap(module, scenario, seed, swap);
+    }
+    let mut bar = progress::Bar::new(&scenario.name);
+    let outcome = scenic_ccsim::run_with(module, scenario, seed, swap, &mut |f| bar.update(f));
+    bar.finish();
+    outcome
+}
+
+/// `wrote DIR: summary.json, rates.csv, ... (S s simulating, M events/s; S s writing)`.
+fn files_line(
+    args: &CcSimArgs,
+    outcome: &Outcome,
+    written: &Written,
+    simulating: Duration,
+    writing: Duration,
+) -> String {
+    let rate = outcome.summary.events as f64 / simulating.as_secs_f64().max(1e-9);
+    format!(
+        "wrote {}: {} ({:.2} s simulating, {:.1} M events/s; {:.2} s writing)\n",
+        args.out.display(),
+        written.files.join(", "),
+        simulating.as_secs_f64(),
+        rate / 1e6,
+        writing.as_secs_f64()
+    )
 }

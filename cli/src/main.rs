@@ -127,9 +127,9 @@ enum Command {
         ("Test a P4 program (v1model, the subset of docs/p4.md)", "scenicc test examples/p4/basic_router.p4 examples/p4/basic_router.stf"),
     ]))]
     Test(test::TestArgs),
-    /// Simulate a congestion controller on a RoCE-style fabric (incast, converging flows).
+    /// Simulate a congestion controller on a RoCE-style fabric (incast, converging flows) and plot it.
     #[command(after_help = examples(&[
-        ("DCQCN on an 8-to-1 incast", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/incast8.toml --out out/incast8"),
+        ("DCQCN on an 8-to-1 incast: summary.json, CSVs, rates and queue plots (SVG, PNG) in out/incast8", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/incast8.toml --out out/incast8"),
         ("Two DCQCN flows converging, another seed", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/two --seed 7"),
         ("A 3-switch parking lot: per-link utilisation and max-min fair shares", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/parking_lot3.toml --out out/parking"),
         ("Hot swap at 5 ms to a standby DCQCN that heard every signal (no visible change)", "scenicc cc-sim examples/dcqcn.sn --scenario examples/scenarios/dcqcn_two_flows.toml --out out/swap --swap 5ms=examples/dcqcn.sn"),

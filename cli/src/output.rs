@@ -124,6 +124,11 @@ impl Output {
         }
     }
 
+    /// Whether a progress bar may be drawn: human mode, no `-q`, stderr a terminal.
+    pub fn progress_bar(&self) -> bool {
+        self.human() && !self.quiet && std::io::stderr().is_terminal()
+    }
+
     /// A progress line such as `checking FILE`: only with `-v`, only in human mode.
     pub fn progress(&self, text: &str) {
         if self.human() && self.verbose {

@@ -451,3 +451,30 @@ fn test_with_an_unknown_scu_names_it_and_the_program_s_scus() {
     );
     assert!(!err.contains("unknown") && stdout(&out).is_empty(), "{err}");
 }
+
+/// `cc-sim` writes the summary, the CSVs and the plots, and its last line names every file it
+/// wrote; with stderr not a terminal there is no progress bar.
+#[test]
+fn cc_sim_lists_the_files_it_wrote_and_draws_no_bar_off_a_terminal() {
+    let scenario =
+        "duration = \"100us\"\n[topology]\nkind = \"incast\"\n[[flow]]\nsize = \"50KB\"\n";
+    let dir = project(&[("s.toml", scenario)]);
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dcqcn.sn");
+    let args = ["cc-sim", program, "--scenario", "s.toml", "--out", "out"];
+    let out = scenicc(dir.path(), &args);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap_or_default();
+    for file in [
+        "summary.json",
+        "rates.csv",
+        "queue.csv",
+        "rates.svg",
+        "queue.svg",
+    ] {
+        assert!(last.contains(file), "{last}");
+        assert!(dir.path().join("out").join(file).exists(), "{file}");
+    }
+    assert!(last.contains("fct_slowdown.svg"), "{last}");
+    assert!(!stderr(&out).contains("simulating"), "{}", stderr(&out));
+}

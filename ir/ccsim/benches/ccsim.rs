@@ -2,7 +2,8 @@
 //!
 //! Runs examples/dcqcn.sn on an 8-to-1, 200 Gb/s incast (examples/scenarios/incast8.toml) for MS
 //! milliseconds of simulated time (default 100) and prints the wall time and the simulated events
-//! per second. Also prints the thread's CPU time where /proc/thread-self/schedstat has it (the
+//! per second, then the wall time of writing the outputs (summary, CSVs, plots) into a temporary
+//! directory. Also prints the thread's CPU time where /proc/thread-self/schedstat has it (the
 //! machine may be shared).
 
 use scenic_ccsim::Scenario;
@@ -66,4 +67,30 @@ fn main() {
         events as f64 / wall / 1e6,
         cpu.map_or(String::new(), |c| format!(", CPU {c:.2} s ({:.2} M events/s)", events as f64 / c / 1e6))
     );
+    report_writing(&out);
+}
+
+/// Times `Outcome::write` (the summary, the CSVs and the plots) into a temporary directory.
+fn report_writing(out: &scenic_ccsim::Outcome) {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            eprintln!("cannot make a temporary directory: {err}");
+            std::process::exit(2);
+        }
+    };
+    let t = Instant::now();
+    match out.write(dir.path()) {
+        Ok(written) => println!(
+            "writing {}: wall {:.3} s{}",
+            written.files.join(", "),
+            t.elapsed().as_secs_f64(),
+            written
+                .warnings
+                .iter()
+                .map(|w| format!(" (warning: {w})"))
+                .collect::<String>()
+        ),
+        Err(err) => eprintln!("cannot write the outputs: {err}"),
+    }
 }

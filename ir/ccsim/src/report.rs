@@ -1,4 +1,5 @@
-//! The outputs of a run: `summary.json` ([`Summary`]), the time-series CSVs and the text summary.
+//! The outputs of a run: `summary.json` ([`Summary`]), the time-series CSVs and the text summary
+//! (the plots are [`crate::plot`]'s).
 //!
 //! Invariant: everything written depends only on the scenario, the program and the seed (no wall
 //! time, no addresses, no hash-map order), so one seed gives byte-identical files.
@@ -41,6 +42,13 @@ pub struct FlowSummary {
     pub window_throughput_gbps: f64,
     /// Flow completion time, if sized and complete.
     pub fct_us: Option<f64>,
+    /// The FCT the flow would have alone on an empty network ([`crate::ideal`]), if sized and
+    /// complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_fct_us: Option<f64>,
+    /// `fct_us / ideal_fct_us`, if sized and complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
     /// CNPs received.
     pub cnps: u64,
     /// NACKs received.
@@ -202,9 +210,11 @@ impl Summary {
                 ),
                 (None, None) => String::new(),
             };
-            let fct = fl
-                .fct_us
-                .map_or(String::new(), |f| format!(", FCT {f:.1} us"));
+            let fct = match (fl.fct_us, fl.slowdown) {
+                (Some(f), Some(s)) => format!(", FCT {f:.1} us (slowdown {s:.2})"),
+                (Some(f), None) => format!(", FCT {f:.1} us"),
+                (None, _) => String::new(),
+            };
             let _ = writeln!(
                 t,
                 "  flow {}: {out}, throughput in window {:.2} Gb/s, {} B delivered{fct}",
@@ -215,17 +225,29 @@ impl Summary {
     }
 }
 
-/// Writes `summary.json`, `rates.csv` and `queue.csv` into `dir` (created if missing).
+/// What [`crate::Outcome::write`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The files written into the directory, by name, in the order written.
+    pub files: Vec<String>,
+    /// Why something was not written (no font for the PNG plots), for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Writes `summary.json`, `rates.csv` and `queue.csv` into `dir` (created if missing); returns
+/// their names.
 pub fn write(
     dir: &Path,
     summary: &Summary,
     rates_csv: &str,
     queue_csv: &str,
-) -> std::io::Result<()> {
+) -> std::io::Result<Vec<String>> {
     std::fs::create_dir_all(dir)?;
     let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("summary.json"), json + "\n")?;
     std::fs::write(dir.join("rates.csv"), rates_csv)?;
     std::fs::write(dir.join("queue.csv"), queue_csv)?;
-    Ok(())
+    Ok(["summary.json", "rates.csv", "queue.csv"]
+        .map(String::from)
+        .to_vec())
 }

@@ -18,6 +18,10 @@ use crate::scenario::Scenario;
 use crate::sim::host::{Receiver, Sender};
 use crate::sim::stats::Stats;
 
+/// How many events run between two progress reports (a few milliseconds of wall time in a
+/// release build), so a progress display costs nothing per event.
+pub const PROGRESS_EVERY: u64 = 1 << 14;
+
 /// A run in progress.
 pub struct Simulation<'a> {
     pub(crate) scenario: &'a Scenario,
@@ -67,8 +71,18 @@ impl<'a> Simulation<'a> {
 
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
-        while let Some((now, ev)) = self.queue.pop_until(self.scenario.duration) {
+        self.run_with_progress(&mut |_| {});
+    }
+
+    /// Runs to the end of the scenario, telling `progress` the fraction of the simulated time
+    /// done every [`PROGRESS_EVERY`] events.
+    pub fn run_with_progress(&mut self, progress: &mut dyn FnMut(f64)) {
+        let duration = self.scenario.duration;
+        while let Some((now, ev)) = self.queue.pop_until(duration) {
             self.handle(now, ev);
+            if self.queue.popped() % PROGRESS_EVERY == 0 {
+                progress(now as f64 / duration as f64);
+            }
         }
         let end = self.scenario.duration;
         for b in 0..self.fabric.bottlenecks {

@@ -72,7 +72,13 @@ fn one_seed_gives_byte_identical_outputs() {
             Err(err) => panic!("{err}"),
         }
     }
-    for file in ["summary.json", "rates.csv", "queue.csv"] {
+    for file in [
+        "summary.json",
+        "rates.csv",
+        "queue.csv",
+        "rates.svg",
+        "queue.svg",
+    ] {
         let read = |d: &tempfile::TempDir| std::fs::read(d.path().join(file)).unwrap_or_default();
         let (a, b) = (read(&dirs[0]), read(&dirs[1]));
         assert!(!a.is_empty(), "{file} was written");

@@ -11,7 +11,8 @@
 //!   p99: of the samples in the window; max: the largest depth any enqueue made, over the run;
 //! - a flow's average rate (or window): the mean of the controller's output over the samples at
 //!   which the flow was active; final: its output at the end;
-//! - FCT: from the flow's start to the arrival of its last byte at the receiver;
+//! - FCT: from the flow's start to the arrival of its last byte at the receiver; its slowdown is
+//!   the FCT over the ideal one ([`crate::ideal`]);
 //! - per bottleneck link (`fabric.bottlenecks`): utilisation as above, its time-averaged queue in
 //!   the window and its largest queue; the single-bottleneck figures are those of port 0, the
 //!   first bottleneck (the only one of `incast` and `dumbbell`);
@@ -19,6 +20,8 @@
 //!   flow (started, not stopped, not finished); a flow's tracking error is the mean of
 //!   |throughput − fair share| / fair share over the samples at which it is active and the set of
 //!   active flows has not changed for `settle` before the sample's interval began.
+//!
+//! The samples are also kept as numbers ([`TimeSeries`]) for the plots.
 
 use crate::dual::Dual;
 use crate::fabric::Fabric;
@@ -45,6 +48,18 @@ struct Tracking {
     samples: u64,
 }
 
+/// The time series the plots draw: what `rates.csv` and `queue.csv` hold, as numbers.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSeries {
+    /// Per flow, `(time in us, controller output)` at the samples where the flow was active
+    /// (started, not complete): the rate in Gb/s, or the window in bytes.
+    pub flows: Vec<Vec<(f64, f64)>>,
+    /// `(time in us, bottleneck queue in bytes)` at every sample.
+    pub queue: Vec<(f64, u64)>,
+    /// The bottleneck's marking thresholds (Kmin, Kmax) in bytes, when ECN marking is on.
+    pub ecn_thresholds: Option<(u64, u64)>,
+}
+
 /// Accumulated measurements.
 pub struct Stats {
     rate_output: bool,
@@ -67,6 +82,8 @@ pub struct Stats {
     dual: bool,
     /// When the swap happened (ps).
     pub swapped_at: Option<u64>,
+    /// The samples, as numbers, for the plots.
+    pub series: TimeSeries,
     /// `rates.csv`.
     pub rates_csv: String,
     /// `queue.csv`.
@@ -122,6 +139,14 @@ impl Stats {
             tracking: vec![Tracking::default(); n],
             dual,
             swapped_at: None,
+            series: TimeSeries {
+                flows: vec![Vec::new(); n],
+                queue: Vec::new(),
+                ecn_thresholds: scenario
+                    .switch
+                    .ecn
+                    .then_some((scenario.switch.kmin, scenario.switch.kmax)),
+            },
             rates_csv,
             queue_csv,
         }
@@ -195,12 +220,19 @@ impl Simulation<'_> {
         let settled = now >= self.stats.last_change + self.stats.settle + interval;
         let active: Vec<bool> = (0..self.senders.len()).map(|f| self.active(f)).collect();
         let st = &mut self.stats;
-        let _ = write!(st.rates_csv, "{:.3}", now as f64 / 1e6);
+        let now_us = now as f64 / 1e6;
+        let _ = write!(st.rates_csv, "{now_us:.3}");
         for (f, s) in self.senders.iter().enumerate() {
             let out = s.output.unwrap_or(0);
             if active[f] {
                 st.output_sum[f] += out as f64;
                 st.output_samples[f] += 1;
+                let value = if st.rate_output {
+                    out as f64 / 1e9
+                } else {
+                    out as f64
+                };
+                st.series.flows[f].push((now_us, value));
             }
             let delta = st.delivered[f] - st.delivered_at_sample[f];
             st.delivered_at_sample[f] = st.delivered[f];
@@ -232,10 +264,10 @@ impl Simulation<'_> {
         let queues = &self.fabric.ports[..self.fabric.bottlenecks];
         let _ = write!(
             st.queue_csv,
-            "{:.3},{},{marks},{drops}",
-            now as f64 / 1e6,
+            "{now_us:.3},{},{marks},{drops}",
             queues[0].queued
         );
+        st.series.queue.push((now_us, queues[0].queued));
         for port in &queues[1..] {
             let _ = write!(st.queue_csv, ",{}", port.queued);
         }
@@ -275,6 +307,7 @@ impl Simulation<'_> {
             let active_ps = end.saturating_sub(spec.start);
             let in_window = st.delivered[f] - st.delivered_at_window[f];
             let out = s.output.unwrap_or(0);
+            let fct = self.fct_and_ideal(f);
             flows.push(crate::report::FlowSummary {
                 id: f,
                 start_us: spec.start as f64 / 1e6,
@@ -288,7 +321,9 @@ impl Simulation<'_> {
                 bytes_resent: s.resent_bytes,
                 avg_throughput_gbps: gbps(st.delivered[f], active_ps),
                 window_throughput_gbps: gbps(in_window, window),
-                fct_us: r.done_at.map(|d| (d - spec.start) as f64 / 1e6),
+                fct_us: fct.map(|(fct, _)| fct as f64 / 1e6),
+                ideal_fct_us: fct.map(|(_, ideal)| ideal as f64 / 1e6),
+                slowdown: fct.map(|(fct, ideal)| fct as f64 / ideal as f64),
                 cnps: s.cnps,
                 nacks: s.nacks,
                 timeouts: s.timeouts,
@@ -301,6 +336,16 @@ impl Simulation<'_> {
             });
         }
         flows
+    }
+
+    /// Flow `f`'s FCT and ideal FCT (ps), if it is sized and complete.
+    fn fct_and_ideal(&self, f: usize) -> Option<(u64, u64)> {
+        let spec = &self.scenario.flows[f];
+        let fct = self.receivers[f].done_at?.saturating_sub(spec.start);
+        let host = &self.scenario.host;
+        let links = crate::ideal::links(&self.fabric, f);
+        let ideal = crate::ideal::fct_ps(&links, spec.size?, host.mtu, host.header)?;
+        (ideal > 0).then_some((fct, ideal))
     }
 
     /// The figures of the run.
