@@ -27,6 +27,7 @@ fn cnp(flow: u32, time_ns: u64) -> CcEvent {
         ecn: false,
         value: 0,
         time_ns,
+        int: Default::default(),
     }
 }
 
@@ -37,6 +38,7 @@ fn ack(flow: u32, bytes: u64, ecn: bool, time_ns: u64) -> CcEvent {
         ecn,
         value: bytes,
         time_ns,
+        int: Default::default(),
     }
 }
 
