@@ -368,13 +368,15 @@ fn check_requires(scenario: &Scenario, handlers: &Handlers) -> Result<(), Scenar
                     ),
                 ))
             }
-            None => return Err(scenario.source.error(
-                Some(req.span()),
-                format!(
+            None => {
+                return Err(scenario.source.error(
+                    Some(req.span()),
+                    format!(
                     "unknown signal `{}` (ack, cnp, ecn, loss, timeout, rtt, int, timer, bytes)",
                     req.get_ref()
                 ),
-            )),
+                ))
+            }
         }
     }
     let reacts = handlers.ack

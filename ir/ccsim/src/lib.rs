@@ -5,6 +5,7 @@
 //! - [`scenario`]: the TOML scenario files (and [`units`], their quantities);
 //! - [`event`]: the event queue (time in ps, ties in push order) and the seeded generator;
 //! - [`fabric`]: switch egress ports (finite buffers, RED/ECN marking) and routes;
+//! - [`int`]: in-band network telemetry stamped at egress and echoed to `on int` controllers;
 //! - [`host`]: senders (pacing, window, go-back-N) and receivers (ACKs, NACKs, CNPs);
 //! - [`control`]: the controllers, one interpreter [`scenic_interp::Machine`] per param set;
 //! - [`sim`]: the event loop; [`stats`] and [`report`]: what a run measures and writes.
@@ -16,6 +17,7 @@
 pub mod control;
 pub mod event;
 pub mod fabric;
+pub mod int;
 pub mod report;
 pub mod scenario;
 pub mod sim;

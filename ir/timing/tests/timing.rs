@@ -9,7 +9,7 @@ use scenic_ir::Module;
 use scenic_timing::{BodyKind, Options, TimingError, TimingReport};
 use std::path::Path;
 
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 8] = [
     "firewall",
     "l3_router",
     "flow_monitor",
@@ -17,6 +17,7 @@ const EXAMPLES: [&str; 7] = [
     "xor_cipher",
     "dcqcn",
     "window_cc",
+    "hpcc",
 ];
 
 fn example(name: &str) -> Module {
