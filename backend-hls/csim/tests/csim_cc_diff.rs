@@ -1,13 +1,14 @@
-//! The differential proof for congestion controllers: for each cc example (and a test program using
-//! every handler kind, `tests/programs/cc_features.sn`), 10,000 generated events — acks (with and
-//! without ECN echo, of 0 bytes to several MiB), CNPs, ECN marks, losses, timeouts, RTT samples,
-//! INT hops (hop numbers in and out of range, queues, counters, times and rates), bytes sent (driving byte counters, several periods at once), time steps that land on, between
-//! and far past timer periods, and host param writes — over 128 flows per cc, run through the
-//! interpreter and through the C-simulated kernel. After every event the flow's rate or window must
-//! be equal; every 500 events and at the end, every flow's output and every param, and each cc's
-//! notifications in order. A mismatch report names the event number, the event, the flow, the
-//! expected (interpreter) and actual (kernel) value, and the handler that ran. Skips (with the
-//! reason) when `AP_TYPES` is unset outside CI.
+//! The differential proof for congestion controllers: for each cc example (hpcc.sn's `on int` in
+//! fixed point among them) and test programs using every handler kind (`tests/programs/cc_features.sn`),
+//! 10,000 generated events — acks (with and without ECN echo, of 0 bytes to several MiB), CNPs, ECN
+//! marks, losses, timeouts, RTT samples, INT hops (hop numbers in and out of range, queues, counters,
+//! times and rates), bytes sent (driving byte counters, several periods at once), time steps that
+//! land on, between and far past timer periods, and host param writes — over 128 flows per cc, run
+//! through the interpreter and through the C-simulated kernel. After every event the flow's rate or
+//! window must be equal; every 500 events and at the end, every flow's output and every param, and
+//! each cc's notifications in order. A mismatch report names the event number, the event, the
+//! flow, the expected (interpreter) and actual (kernel) value, and the handler that ran. Skips (with
+//! the reason) when `AP_TYPES` is unset outside CI.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -366,6 +367,11 @@ fn example(name: &str, seed: u64) {
 #[test]
 fn dcqcn_diff() {
     example("dcqcn.sn", 0x5eed_0011);
+}
+
+#[test]
+fn hpcc_diff() {
+    example("hpcc.sn", 0x5eed_0051);
 }
 
 #[test]
