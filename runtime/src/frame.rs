@@ -200,7 +200,7 @@ pub struct IntFields {
 }
 
 /// Bytes of a CC event ring entry (`EV_INFO`'s entry bytes).
-pub const CC_EVENT_ENTRY_BYTES: usize = 64;
+pub const CC_EVENT_ENTRY_BYTES: usize = crate::abi::global::EV_ENTRY_BYTES as usize;
 
 impl CcEvent {
     /// The 64 bytes of the entry (bytes 48..64 are 0).

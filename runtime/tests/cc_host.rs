@@ -269,8 +269,24 @@ fn an_int_hop_reaches_the_controller_before_its_ack() {
     assert_eq!(code, 0, "{err}");
     let hop = |value: &str, tx: &str, ts: &str, time: &str| {
         let args = [
-            "cc", &dev, "event", "int", "1", value, "--hop", "0", "--hops", "1", "--tx-bytes", tx,
-            "--ts", ts, "--rate", "200000000000", "--time", time,
+            "cc",
+            &dev,
+            "event",
+            "int",
+            "1",
+            value,
+            "--hop",
+            "0",
+            "--hops",
+            "1",
+            "--tx-bytes",
+            tx,
+            "--ts",
+            ts,
+            "--rate",
+            "200000000000",
+            "--time",
+            time,
         ];
         let (code, _, err) = run(&args);
         assert_eq!(code, 0, "{err}");

@@ -216,7 +216,7 @@ pub const EV_RING_BASE: u64 = 0x8000;
 /// char device maps.
 pub const EV_RING_ENTRIES: u32 = 512;
 /// Bytes per CC event entry (the 384-bit `cc_event_in` record, padded).
-pub const EV_ENTRY_BYTES: u64 = crate::frame::CC_EVENT_ENTRY_BYTES as u64;
+pub const EV_ENTRY_BYTES: u64 = 64;
 
 /// `STATUS` bit 0: the device serves the map.
 pub const STATUS_READY: u64 = 1 << 0;
