@@ -1,7 +1,7 @@
 //! Issue 13's CI check for HPCC (examples/hpcc.sn on examples/scenarios/hpcc_incast8.toml), with
 //! expectations from the HPCC paper (Li et al., SIGCOMM'19) rather than from this simulator's
-//! output: HPCC aims at η = 95% utilisation of the most loaded link with a near-zero queue (§3:
-//! its window is set so that the inflight bytes, queue included, are η of a BDP), so after the
+//! output: HPCC aims at η = 95% utilisation of the most loaded link with a near-zero queue (its
+//! window is set so that the inflight bytes, queue included, are η of a BDP), so after the
 //! initial burst of an incast the queue must drain and stay near empty while the link stays busy.
 //!
 //! Thresholds: "busy" is at least 90% utilisation over the measurement window (η = 95% less a
