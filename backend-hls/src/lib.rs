@@ -86,7 +86,7 @@
 //!
 //! **Congestion controllers** get a kernel each ([`writer::cc`], [`writer::cc_kernel`]), named
 //! after the `cc`, free-running, with the ports of [`ports::cc_ports`]: congestion signals in on
-//! `cc_event_in` (one record per event: kind, flow slot, ECN echo, value, time), rate or window
+//! `cc_event_in` (one record per event: kind, flow slot, ECN echo, value, time, INT hop), rate or window
 //! updates out on `cc_update_out` (flow slot, value), and the common control, notify and clock
 //! ports. Per-flow state lives in block RAM indexed by the flow's slot (`flow_t flows[N]`,
 //! `AGGREGATE`d, `BIND_STORAGE ram_2p`; URAM when it is large), next to each flow's timer due

@@ -412,8 +412,51 @@ fn stream_word_ports() -> Vec<Port> {
     ]
 }
 
-/// Width of a `cc_event_in` record.
-pub const CC_EVENT_BITS: u32 = 192;
+/// Width of a `cc_event_in` record: the first 192 bits are every kind's fields (their positions
+/// fixed since kind 7), bits 192..384 the rest of an `int` hop (kind 8).
+pub const CC_EVENT_BITS: u32 = 384;
+
+/// The fields of a `cc_event_in` record, low bits first.
+pub fn cc_event_fields() -> Vec<PortField> {
+    vec![
+        field(
+            "kind",
+            0,
+            8,
+            "0 tick, 1 ack, 2 cnp, 3 ecn, 4 loss, 5 timeout, 6 rtt, 7 bytes sent, 8 int (one hop of INT)",
+        ),
+        field(
+            "flow",
+            8,
+            32,
+            "the flow's slot, below the cc's `per flow[N]`",
+        ),
+        field("ecn", 40, 1, "ack: the ECN echo"),
+        field("hop", 48, 8, "int: the hop's position, 0 = the first switch"),
+        field("hops", 56, 8, "int: hops on the ACK's path"),
+        field(
+            "value",
+            64,
+            64,
+            "ack: bytes acked; rtt: the sample in ns; sent: bytes; int: the hop's queue length in bytes",
+        ),
+        field(
+            "time_ns",
+            128,
+            64,
+            "when the signal happened (timers due by then run first)",
+        ),
+        field(
+            "tx_bytes",
+            192,
+            64,
+            "int: the bytes the hop's egress port had sent in total",
+        ),
+        field("ts_ns", 256, 64, "int: the switch's time in ns when the packet left"),
+        field("rate_bps", 320, 64, "int: the egress link's rate in bit/s"),
+    ]
+}
+
 /// Width of a `cc_update_out` record.
 pub const CC_UPDATE_BITS: u32 = 128;
 
@@ -426,33 +469,7 @@ pub fn cc_ports(ctrl_data_bits: u32) -> Vec<Port> {
             Role::CcEventIn,
             In,
             CC_EVENT_BITS,
-            vec![
-                field(
-                    "kind",
-                    0,
-                    8,
-                    "0 tick, 1 ack, 2 cnp, 3 ecn, 4 loss, 5 timeout, 6 rtt, 7 bytes sent",
-                ),
-                field(
-                    "flow",
-                    8,
-                    32,
-                    "the flow's slot, below the cc's `per flow[N]`",
-                ),
-                field("ecn", 40, 1, "ack: the ECN echo"),
-                field(
-                    "value",
-                    64,
-                    64,
-                    "ack: bytes acked; rtt: the sample in ns; sent: bytes",
-                ),
-                field(
-                    "time_ns",
-                    128,
-                    64,
-                    "when the signal happened (timers due by then run first)",
-                ),
-            ],
+            cc_event_fields(),
             "congestion signals, one record per event, in time order",
         ),
         record(

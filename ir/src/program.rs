@@ -497,8 +497,55 @@ pub enum Event {
     Timeout,
     /// An RTT sample (binding: the duration).
     Rtt,
+    /// One hop of in-band network telemetry carried by an ACK (binding: an [`IntHop`] struct).
+    Int,
     /// A timer or byte counter expired.
     Timer(TimerId),
+}
+
+/// One hop of in-band network telemetry (INT), the data of `on int(h)`: what the switch at
+/// position `hop` of the path stamped into the data packet when it left its egress port, echoed
+/// by the receiver in the ACK. The binding's struct has these fields in this order, with widths
+/// [`IntHop::FIELDS`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct IntHop {
+    /// The hop's position on the path, 0 = the first switch.
+    pub hop: u8,
+    /// Hops on this ACK's path.
+    pub hops: u8,
+    /// The egress queue length in bytes when the packet left.
+    pub qlen: u64,
+    /// Bytes the egress port had sent in total (cumulative).
+    pub tx_bytes: u64,
+    /// The switch's time in ns when the packet left.
+    pub ts_ns: u64,
+    /// The egress link's rate in bit/s.
+    pub rate_bps: u64,
+}
+
+impl IntHop {
+    /// The binding's fields: name and width in bits (`bit<8>`, `bit<8>`, `size`, `size`,
+    /// `duration`, `rate`).
+    pub const FIELDS: [(&'static str, u32); 6] = [
+        ("hop", 8),
+        ("hops", 8),
+        ("qlen", 64),
+        ("tx_bytes", 64),
+        ("ts", 64),
+        ("rate", 64),
+    ];
+
+    /// The field values in [`IntHop::FIELDS`] order.
+    pub fn values(&self) -> [u64; 6] {
+        [
+            u64::from(self.hop),
+            u64::from(self.hops),
+            self.qlen,
+            self.tx_bytes,
+            self.ts_ns,
+            self.rate_bps,
+        ]
+    }
 }
 
 /// An event handler.

@@ -46,8 +46,8 @@ const CC_CHANNEL: Channel = Channel {
 };
 
 /// Event kinds by name, in code order (§4.3).
-pub const EVENT_KINDS: [&str; 8] = [
-    "tick", "ack", "cnp", "ecn", "loss", "timeout", "rtt", "sent",
+pub const EVENT_KINDS: [&str; 9] = [
+    "tick", "ack", "cnp", "ecn", "loss", "timeout", "rtt", "sent", "int",
 ];
 
 /// The global event ring (§4.3).
@@ -165,10 +165,10 @@ impl<'d> CcHost<'d> {
             let flows = self.flows(k)?;
             if let Some(e) = events
                 .iter()
-                .find(|e| u64::from(e.flow) >= flows || e.kind > 7)
+                .find(|e| u64::from(e.flow) >= flows || usize::from(e.kind) >= EVENT_KINDS.len())
             {
                 return Err(refused(format!(
-                    "event of kind {} for flow {}: the active cc has {flows} flows and kinds 0-7",
+                    "event of kind {} for flow {}: the active cc has {flows} flows and kinds 0-8",
                     e.kind, e.flow
                 )));
             }

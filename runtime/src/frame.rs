@@ -167,34 +167,66 @@ impl Notification {
     }
 }
 
-/// A CC event (§4.3): the 192-bit `cc_event_in` record in 32 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A CC event (§4.3): the 384-bit `cc_event_in` record in a 64-byte ring entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CcEvent {
-    /// 0 tick, 1 ack, 2 cnp, 3 ecn, 4 loss, 5 timeout, 6 rtt, 7 sent.
+    /// 0 tick, 1 ack, 2 cnp, 3 ecn, 4 loss, 5 timeout, 6 rtt, 7 sent, 8 int.
     pub kind: u8,
     /// The flow slot.
     pub flow: u32,
     /// Ack: the ECN echo.
     pub ecn: bool,
-    /// Ack/sent: bytes; rtt: ns; else 0.
+    /// Ack/sent: bytes; rtt: ns; int: the hop's queue length in bytes; else 0.
     pub value: u64,
     /// When.
     pub time_ns: u64,
+    /// Int: the rest of the hop's telemetry (zero for every other kind).
+    pub int: IntFields,
 }
 
+/// The fields of an `int` event (kind 8) beyond `value` (its queue length).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntFields {
+    /// The hop's position, 0 = the first switch (bits 48..56).
+    pub hop: u8,
+    /// Hops on the ACK's path (bits 56..64).
+    pub hops: u8,
+    /// Bytes the hop's egress port had sent in total (bits 192..256).
+    pub tx_bytes: u64,
+    /// The switch's time in ns when the packet left (bits 256..320).
+    pub ts_ns: u64,
+    /// The egress link's rate in bit/s (bits 320..384).
+    pub rate_bps: u64,
+}
+
+/// Bytes of a CC event ring entry (`EV_INFO`'s entry bytes).
+pub const CC_EVENT_ENTRY_BYTES: usize = crate::abi::global::EV_ENTRY_BYTES as usize;
+
 impl CcEvent {
-    /// The 32 bytes of the entry.
-    pub fn encode(&self) -> [u8; 32] {
-        let word0 = u64::from(self.kind) | u64::from(self.flow) << 8 | u64::from(self.ecn) << 40;
-        let mut b = [0u8; 32];
-        b[0..8].copy_from_slice(&word0.to_le_bytes());
-        b[8..16].copy_from_slice(&self.value.to_le_bytes());
-        b[16..24].copy_from_slice(&self.time_ns.to_le_bytes());
+    /// The 64 bytes of the entry (bytes 48..64 are 0).
+    pub fn encode(&self) -> [u8; CC_EVENT_ENTRY_BYTES] {
+        let word0 = u64::from(self.kind)
+            | u64::from(self.flow) << 8
+            | u64::from(self.ecn) << 40
+            | u64::from(self.int.hop) << 48
+            | u64::from(self.int.hops) << 56;
+        let words = [
+            word0,
+            self.value,
+            self.time_ns,
+            self.int.tx_bytes,
+            self.int.ts_ns,
+            self.int.rate_bps,
+        ];
+        let mut b = [0u8; CC_EVENT_ENTRY_BYTES];
+        for (i, w) in words.iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+        }
         b
     }
 
     /// Reads an entry.
-    pub fn decode(b: &[u8; 32]) -> CcEvent {
+    pub fn decode(b: &[u8; CC_EVENT_ENTRY_BYTES]) -> CcEvent {
         let u64_at = |i: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&b[i..i + 8]);
@@ -207,6 +239,13 @@ impl CcEvent {
             ecn: word0 >> 40 & 1 == 1,
             value: u64_at(8),
             time_ns: u64_at(16),
+            int: IntFields {
+                hop: (word0 >> 48) as u8,
+                hops: (word0 >> 56) as u8,
+                tx_bytes: u64_at(24),
+                ts_ns: u64_at(32),
+                rate_bps: u64_at(40),
+            },
         }
     }
 }
@@ -289,12 +328,45 @@ mod tests {
             ecn: true,
             value: 1500,
             time_ns: 77,
+            int: IntFields::default(),
         };
         let b = ev.encode();
         assert_eq!(b[0], 1);
         assert_eq!(&b[1..5], &0xABCD_EF01u32.to_le_bytes());
         assert_eq!(b[5], 1, "bit 40: ecn");
+        assert_eq!(&b[8..16], &1500u64.to_le_bytes(), "bits 64..128: value");
+        assert_eq!(&b[16..24], &77u64.to_le_bytes(), "bits 128..192: time");
         assert_eq!(CcEvent::decode(&b), ev);
         assert!(b[24..].iter().all(|x| *x == 0));
+        // device.md §4.3: an int hop's fields at bits 48..64 and 192..384, its queue in `value`.
+        let hop = CcEvent {
+            kind: 8,
+            flow: 3,
+            ecn: false,
+            value: 10_000,
+            time_ns: 5,
+            int: IntFields {
+                hop: 1,
+                hops: 2,
+                tx_bytes: 123_456,
+                ts_ns: 15_000,
+                rate_bps: 200_000_000_000,
+            },
+        };
+        let b = hop.encode();
+        assert_eq!((b[6], b[7]), (1, 2), "bits 48..56 hop, 56..64 hops");
+        assert_eq!(
+            &b[24..32],
+            &123_456u64.to_le_bytes(),
+            "bits 192..256: tx_bytes"
+        );
+        assert_eq!(&b[32..40], &15_000u64.to_le_bytes(), "bits 256..320: ts");
+        assert_eq!(
+            &b[40..48],
+            &200_000_000_000u64.to_le_bytes(),
+            "bits 320..384: rate"
+        );
+        assert!(b[48..].iter().all(|x| *x == 0));
+        assert_eq!(CcEvent::decode(&b), hop);
     }
 }

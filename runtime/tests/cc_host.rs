@@ -27,6 +27,7 @@ fn cnp(flow: u32, time_ns: u64) -> CcEvent {
         ecn: false,
         value: 0,
         time_ns,
+        int: Default::default(),
     }
 }
 
@@ -37,6 +38,7 @@ fn ack(flow: u32, bytes: u64, ecn: bool, time_ns: u64) -> CcEvent {
         ecn,
         value: bytes,
         time_ns,
+        int: Default::default(),
     }
 }
 
@@ -250,4 +252,59 @@ fn the_command_line() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = run(&["cc", &dev, "output", "5000"]);
     assert_eq!(code, 1, "{err}");
+}
+
+/// An INT hop (kind 8) from `scenic cc event int` reaches hpcc.sn's `on int` through the 64-byte
+/// ring entries, and the ACK after it uses it. The expected window is HPCC's Algorithm 1
+/// (examples/hpcc.stf, flow 1): the second hop, 250000 B in 10 us on a 200 Gb/s port, is u' = 1.0;
+/// with tau = T, U = 1.0 >= eta and W = floor(Wc * 62259 / 65536) + W_AI
+/// = floor(250000 * 62259 / 65536) + 125 = 237624.
+#[test]
+fn an_int_hop_reaches_the_controller_before_its_ack() {
+    let p = TestPackage::new("hpcc");
+    let emu = Emu::start_models();
+    let dev = emu.path.to_str().unwrap().to_string();
+    let run = |args: &[&str]| scenic(&emu, args);
+    let (code, _, err) = run(&["cc", &dev, "switch", p.dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let hop = |value: &str, tx: &str, ts: &str, time: &str| {
+        let args = [
+            "cc",
+            &dev,
+            "event",
+            "int",
+            "1",
+            value,
+            "--hop",
+            "0",
+            "--hops",
+            "1",
+            "--tx-bytes",
+            tx,
+            "--ts",
+            ts,
+            "--rate",
+            "200000000000",
+            "--time",
+            time,
+        ];
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+    };
+    let ack = |time: &str| {
+        let (code, _, err) = run(&["cc", &dev, "event", "ack", "1", "1000", "--time", time]);
+        assert_eq!(code, 0, "{err}");
+    };
+    hop("0", "0", "10000", "10000");
+    ack("10000");
+    hop("0", "250000", "20000", "20000");
+    ack("20000");
+    let (code, out, _) = run(&["cc", &dev, "output", "1"]);
+    assert_eq!((code, out.trim()), (0, "237624 bytes"));
+    // The int fields go with an int event only, and all five of them.
+    let (code, _, err) = run(&["cc", &dev, "event", "int", "1", "0", "--hop", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--hops, --tx-bytes"), "{err}");
+    let (code, _, err) = run(&["cc", &dev, "event", "ack", "1", "5", "--hop", "0"]);
+    assert_eq!(code, 2, "{err}");
 }

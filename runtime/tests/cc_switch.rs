@@ -66,6 +66,7 @@ fn event(rng: &mut Rng, i: u64) -> CcEvent {
         ecn: kind == 1 && (r >> 40) % 8 == 0,
         value,
         time_ns: 1_000_000 + 4_000 * i,
+        int: Default::default(),
     }
 }
 

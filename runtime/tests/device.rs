@@ -138,7 +138,7 @@ fn open_reads_the_identity_the_document_gives() {
     assert_eq!(r(global::MTU), 1500);
     assert_eq!(r(global::RX_SIZE), 512);
     assert_eq!(r(global::TX_BASE), 0x80_0000);
-    assert_eq!(r(global::EV_INFO), 1024 | 32 << 16);
+    assert_eq!(r(global::EV_INFO), 512 | 64 << 16);
     // id.heartbeat: HEARTBEAT and NOW_NS increase over 5 ms.
     let (h, n) = (r(global::HEARTBEAT), r(global::NOW_NS));
     std::thread::sleep(Duration::from_millis(5));

@@ -133,9 +133,10 @@ pub struct CcSim {
     ccs: Vec<CcTb>,
 }
 
-/// The record fields of a signal: kind, ecn, value.
-fn encode(event: CcEvent) -> (u8, u8, u64) {
-    match event {
+/// The testbench's `event` line of a signal for flow slot `slot` at `now_ns`: kind, slot, ecn,
+/// value, time and, for an INT hop, its other five fields.
+fn event_line(event: CcEvent, slot: u32, now_ns: u64) -> String {
+    let (k, ecn, value) = match event {
         CcEvent::Ack { bytes, ecn } => (kind::ACK, u8::from(ecn), bytes),
         CcEvent::Cnp => (kind::CNP, 0, 0),
         CcEvent::Ecn => (kind::ECN, 0, 0),
@@ -143,7 +144,16 @@ fn encode(event: CcEvent) -> (u8, u8, u64) {
         CcEvent::Timeout => (kind::TIMEOUT, 0, 0),
         CcEvent::Rtt(ns) => (kind::RTT, 0, ns),
         CcEvent::Sent(bytes) => (kind::SENT, 0, bytes),
+        CcEvent::Int(h) => (kind::INT, 0, h.qlen),
+    };
+    let mut line = format!("event {k} {slot} {ecn} {value} {now_ns}");
+    if let CcEvent::Int(h) = event {
+        line += &format!(
+            " {} {} {} {} {}",
+            h.hop, h.hops, h.tx_bytes, h.ts_ns, h.rate_bps
+        );
     }
+    line
 }
 
 impl CcSim {
@@ -224,8 +234,7 @@ impl CcSim {
                 })
             }
         };
-        let (k, ecn, value) = encode(event);
-        cc.request(&format!("event {k} {slot} {ecn} {value} {now_ns}"))?;
+        cc.request(&event_line(event, slot, now_ns))?;
         cc.latest = cc.latest.max(now_ns);
         cc.stale = true;
         Ok(())

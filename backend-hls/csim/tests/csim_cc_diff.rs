@@ -1,13 +1,14 @@
-//! The differential proof for congestion controllers: for each cc example (and a test program using
-//! every handler kind, `tests/programs/cc_features.sn`), 10,000 generated events — acks (with and
-//! without ECN echo, of 0 bytes to several MiB), CNPs, ECN marks, losses, timeouts, RTT samples,
-//! bytes sent (driving byte counters, several periods at once), time steps that land on, between
-//! and far past timer periods, and host param writes — over 128 flows per cc, run through the
-//! interpreter and through the C-simulated kernel. After every event the flow's rate or window must
-//! be equal; every 500 events and at the end, every flow's output and every param, and each cc's
-//! notifications in order. A mismatch report names the event number, the event, the flow, the
-//! expected (interpreter) and actual (kernel) value, and the handler that ran. Skips (with the
-//! reason) when `AP_TYPES` is unset outside CI.
+//! The differential proof for congestion controllers: for each cc example (hpcc.sn's `on int` in
+//! fixed point among them) and test programs using every handler kind (`tests/programs/cc_features.sn`),
+//! 10,000 generated events — acks (with and without ECN echo, of 0 bytes to several MiB), CNPs, ECN
+//! marks, losses, timeouts, RTT samples, INT hops (hop numbers in and out of range, queues, counters,
+//! times and rates), bytes sent (driving byte counters, several periods at once), time steps that
+//! land on, between and far past timer periods, and host param writes — over 128 flows per cc, run
+//! through the interpreter and through the C-simulated kernel. After every event the flow's rate or
+//! window must be equal; every 500 events and at the end, every flow's output and every param, and
+//! each cc's notifications in order. A mismatch report names the event number, the event, the
+//! flow, the expected (interpreter) and actual (kernel) value, and the handler that ran. Skips (with
+//! the reason) when `AP_TYPES` is unset outside CI.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -17,7 +18,7 @@ use scenic_hls_csim::CsimDevice;
 use scenic_interp::cc::CcEvent;
 use scenic_interp::Machine;
 use scenic_ir::entities::CcId;
-use scenic_ir::program::Event;
+use scenic_ir::program::{Event, IntHop};
 use scenic_sim::device::Device;
 use std::path::Path;
 
@@ -83,6 +84,7 @@ fn handler_name(module: &scenic_ir::Module, cc: CcId, event: CcEvent) -> String 
         CcEvent::Loss => Event::Loss,
         CcEvent::Timeout => Event::Timeout,
         CcEvent::Rtt(_) => Event::Rtt,
+        CcEvent::Int(_) => Event::Int,
         CcEvent::Sent(_) => {
             return "the byte counters' handlers (`on bytes`), after the timers due".into()
         }
@@ -98,6 +100,34 @@ fn handler_name(module: &scenic_ir::Module, cc: CcId, event: CcEvent) -> String 
 }
 
 impl Run<'_> {
+    /// One hop of INT: hop numbers in and out of a 4-entry per-hop array's range, queues from
+    /// empty to several MB, counters and times anywhere in 64 bits, rates up to 400 Gb/s.
+    fn int_hop(&mut self) -> IntHop {
+        let hops = 1 + self.rng.below(5) as u8;
+        IntHop {
+            hop: match self.rng.below(8) {
+                0 => self.rng.below(256) as u8,
+                _ => self.rng.below(u64::from(hops)) as u8,
+            },
+            hops,
+            qlen: match self.rng.below(3) {
+                0 => 0,
+                1 => self.rng.below(100_000),
+                _ => self.rng.below(8_000_000),
+            },
+            tx_bytes: self.rng.next(),
+            ts_ns: match self.rng.below(2) {
+                0 => self.now,
+                _ => self.rng.next(),
+            },
+            rate_bps: match self.rng.below(3) {
+                0 => 0,
+                1 => 200_000_000_000,
+                _ => self.rng.below(400_000_000_001),
+            },
+        }
+    }
+
     fn pick_event(&mut self) -> (CcEvent, &'static str) {
         match self.rng.below(100) {
             0..=34 => {
@@ -114,7 +144,8 @@ impl Run<'_> {
             50..=57 => (CcEvent::Ecn, "ecn"),
             58..=64 => (CcEvent::Loss, "loss"),
             65..=69 => (CcEvent::Timeout, "timeout"),
-            70..=79 => (CcEvent::Rtt(self.rng.below(2_000_000)), "rtt"),
+            70..=74 => (CcEvent::Rtt(self.rng.below(2_000_000)), "rtt"),
+            75..=82 => (CcEvent::Int(self.int_hop()), "int"),
             _ => {
                 let bytes = match self.rng.below(4) {
                     0 => self.rng.below(40_000_000),
@@ -336,6 +367,11 @@ fn example(name: &str, seed: u64) {
 #[test]
 fn dcqcn_diff() {
     example("dcqcn.sn", 0x5eed_0011);
+}
+
+#[test]
+fn hpcc_diff() {
+    example("hpcc.sn", 0x5eed_0051);
 }
 
 #[test]

@@ -93,12 +93,16 @@ fn malformed_lines_are_errors_not_crashes() {
          ctrl 1 0 0 zz\n\
          ctrl 256 0 0 0\n\
          event 2 0 0 0 99999999999999999999999\n\
+         event 8 0 0 0 0 1 2 3\n\
+         event 8 0 0 0 0 256 2 3 4 5\n\
+         event 8 0 0 0 0 0 1 2 3 4 5\n\
+         event 8 0 0 0 0 0 1 x 3 4\n\
          quit\n",
     ) else {
         return;
     };
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 24, "{out}");
+    assert_eq!(lines.len(), 32, "{out}");
     for pair in lines.chunks(2) {
         assert!(pair[0].starts_with("error "), "{out}");
         assert_eq!(pair[1], "done", "{out}");

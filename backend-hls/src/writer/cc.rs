@@ -67,6 +67,9 @@ pub mod kind {
     pub const RTT: u8 = 6;
     /// The flow sent `value` bytes (byte counters).
     pub const SENT: u8 = 7;
+    /// One hop of INT telemetry (`value` = the queue length, the rest in bits 48..64 and
+    /// 192..384; [`crate::ports::cc_event_fields`]).
+    pub const INT: u8 = 8;
 }
 
 /// The C++ names of a cc's state, params and timers, for the shared body writer.
@@ -189,6 +192,7 @@ pub fn handler_part(cc: &Cc, event: Event) -> String {
         Event::Loss => "on loss".into(),
         Event::Timeout => "on timeout".into(),
         Event::Rtt => "on rtt".into(),
+        Event::Int => "on int".into(),
         Event::Timer(t) => {
             let timer = &cc.timers[t];
             let word = if timer.period.0 == Dimension::Size {

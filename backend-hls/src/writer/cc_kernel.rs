@@ -11,7 +11,7 @@
 
 use super::cc::{kind, CcWriter};
 use super::Code;
-use crate::ports::{cc_ports, Interface, Port};
+use crate::ports::{cc_event_fields, cc_ports, Interface, Port, CC_EVENT_BITS};
 use scenic_ir::types::Type;
 
 /// Writes `<top>.hpp`.
@@ -37,7 +37,7 @@ pub fn write_hpp(cw: &CcWriter<'_, '_>) -> String {
     super::top::write_ctrl_types(&mut c, w.data_bits);
     c.line("// Event kinds (bits 0..8 of a cc_event_in record).");
     c.line(format!(
-        "enum cc_kind {{ EV_TICK = {}, EV_ACK = {}, EV_CNP = {}, EV_ECN = {}, EV_LOSS = {}, EV_TIMEOUT = {}, EV_RTT = {}, EV_SENT = {} }};",
+        "enum cc_kind {{ EV_TICK = {}, EV_ACK = {}, EV_CNP = {}, EV_ECN = {}, EV_LOSS = {}, EV_TIMEOUT = {}, EV_RTT = {}, EV_SENT = {}, EV_INT = {} }};",
         kind::TICK,
         kind::ACK,
         kind::CNP,
@@ -45,7 +45,8 @@ pub fn write_hpp(cw: &CcWriter<'_, '_>) -> String {
         kind::LOSS,
         kind::TIMEOUT,
         kind::RTT,
-        kind::SENT
+        kind::SENT,
+        kind::INT
     ));
     c.line(format!(
         "static const int FLOWS = {};  // per flow[N]: flow slots 0 .. N-1",
@@ -335,10 +336,36 @@ fn write_count(cw: &CcWriter<'_, '_>, c: &mut Code) {
     c.blank();
 }
 
-/// The call of the handler of an event kind with data (`a` for ack, `value` for rtt).
+/// `ev.range(hi, lo)` (or `ev[lo] == 1` for a bit) of a `cc_event_in` field, by its name in
+/// [`cc_event_fields`] (the one description of the record).
+fn event_field(name: &str) -> String {
+    match cc_event_fields().iter().find(|f| f.name == name) {
+        Some(f) if f.width == 1 => format!("ev[{}] == 1", f.lo),
+        Some(f) => format!("ev.range({}, {})", f.lo + f.width - 1, f.lo),
+        None => unreachable!("`{name}` is a field of cc_event_in"),
+    }
+}
+
+/// The record field that carries a field of a handler's binding: ack's `bytes` and `ecn`, an INT
+/// hop's fields (`qlen` travels in `value`).
+fn binding_source(event: scenic_ir::program::Event, field: &str) -> &'static str {
+    use scenic_ir::program::Event;
+    match (event, field) {
+        (Event::Ack, "ecn") => "ecn",
+        (Event::Int, "hop") => "hop",
+        (Event::Int, "hops") => "hops",
+        (Event::Int, "tx_bytes") => "tx_bytes",
+        (Event::Int, "ts") => "ts_ns",
+        (Event::Int, "rate") => "rate_bps",
+        _ => "value",
+    }
+}
+
+/// The call of the handler of an event kind with data (`a` for ack and int, `value` for rtt).
 fn call_with_data(cw: &CcWriter<'_, '_>, c: &mut Code, h: usize) {
     let w = cw.w;
     let name = &cw.handlers[h];
+    let event = cw.cc.handlers[h].event;
     match cw.param_ty(h) {
         None => c.line(format!("{name}(st, pk);")),
         Some(Type::Struct(s)) => {
@@ -346,10 +373,10 @@ fn call_with_data(cw: &CcWriter<'_, '_>, c: &mut Code, h: usize) {
             c.line(format!("{} a = {}();", w.names.st[s], w.names.st[s]));
             for (i, field) in w.module.structs[s].fields.iter().enumerate() {
                 let member = &w.names.st_fields[s][i];
-                let value = if field.name == "ecn" {
-                    "ecn".to_string()
-                } else {
-                    format!("{}(value)", w.ty(&field.ty))
+                let value = match binding_source(event, &field.name) {
+                    "ecn" => "ecn".to_string(),
+                    "value" => format!("{}(value)", w.ty(&field.ty)),
+                    other => format!("{}({})", w.ty(&field.ty), event_field(other)),
                 };
                 c.line(format!("a.{member} = {value};"));
             }
@@ -362,12 +389,11 @@ fn call_with_data(cw: &CcWriter<'_, '_>, c: &mut Code, h: usize) {
 fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
     write_dispatch(cw, c);
     c.line("// One record of cc_event_in: its flow's timers due by its time, then its handler.");
-    c.open("static void handle_event(state_t& st, flow_t flows[FLOWS], ap_uint<64> timers[FLOWS][NTIMERS], bool valid[FLOWS], const ap_uint<192>& ev, hls::stream<ap_uint<128> >& cc_update_out, hls::stream<ap_uint<64> >& notify_out)");
-    c.line("ap_uint<8> kind = ev.range(7, 0);");
-    c.line("ap_uint<32> f = ev.range(39, 8);");
-    c.line("bool ecn = ev[40] == 1;");
-    c.line("ap_uint<64> value = ev.range(127, 64);");
-    c.line("ap_uint<64> now = ev.range(191, 128);");
+    c.open(format!("static void handle_event(state_t& st, flow_t flows[FLOWS], ap_uint<64> timers[FLOWS][NTIMERS], bool valid[FLOWS], const ap_uint<{CC_EVENT_BITS}>& ev, hls::stream<ap_uint<128> >& cc_update_out, hls::stream<ap_uint<64> >& notify_out)"));
+    c.line(format!("ap_uint<8> kind = {};", event_field("kind")));
+    c.line(format!("ap_uint<32> f = {};", event_field("flow")));
+    c.line(format!("ap_uint<64> value = {};", event_field("value")));
+    c.line(format!("ap_uint<64> now = {};", event_field("time_ns")));
     c.open("if (now > st.latest)");
     c.line("st.latest = now;");
     c.close("");
@@ -401,7 +427,7 @@ fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
     c.open("if (kind == EV_SENT)");
     c.line("count_bytes(st, pk.fs, timers[f], f, value, now, cc_update_out, notify_out);");
     c.close(" else {");
-    c.line("dispatch(st, pk, kind, ecn, value);");
+    c.line("dispatch(st, pk, ev);");
     c.line("apply_restarts(pk, timers[f], now);");
     c.close("");
     c.line("flows[f] = pk.fs;");
@@ -414,9 +440,14 @@ fn write_event(cw: &CcWriter<'_, '_>, c: &mut Code) {
 /// largest handler II of `scenic_timing` (the read-modify-write of the flow's record).
 fn write_dispatch(cw: &CcWriter<'_, '_>, c: &mut Code) {
     use scenic_ir::program::Event;
-    c.line("// The handler of one signal (not `sent`) on pk.fs.");
-    c.open("static void dispatch(state_t& st, pkt_t& pk, const ap_uint<8>& kind, bool ecn, const ap_uint<64>& value)");
+    c.line("// The handler of one signal (not `sent`) on pk.fs; `ev` is its cc_event_in record.");
+    c.open(format!(
+        "static void dispatch(state_t& st, pkt_t& pk, const ap_uint<{CC_EVENT_BITS}>& ev)"
+    ));
     c.line(format!("#pragma HLS PIPELINE II={}", cw.w.ii));
+    c.line(format!("ap_uint<8> kind = {};", event_field("kind")));
+    c.line(format!("bool ecn = {};", event_field("ecn")));
+    c.line(format!("ap_uint<64> value = {};", event_field("value")));
     c.line("(void)st;");
     c.line("(void)pk;");
     c.line("(void)ecn;");
@@ -429,6 +460,7 @@ fn write_dispatch(cw: &CcWriter<'_, '_>, c: &mut Code) {
         ("EV_LOSS", Event::Loss),
         ("EV_TIMEOUT", Event::Timeout),
         ("EV_RTT", Event::Rtt),
+        ("EV_INT", Event::Int),
     ];
     for (k, event) in kinds {
         let Some(h) = cw.handler_of(event) else {

@@ -6,9 +6,11 @@
 //!
 //! - `time <ns>`: sets `now_ns` and runs the kernel once without an event (the timers due by then
 //!   fire) → `update <flow> <value>`* `notify <to_arm> <value>`* `done`
-//! - `event <kind> <flow> <ecn> <value> <time_ns>`: one `cc_event_in` record (kinds as
-//!   [`crate::writer::cc::kind`]; `value` is the acked or sent bytes or the RTT sample in ns),
-//!   then one run of the kernel → `update <flow> <value>`* `notify ...`* `done`
+//! - `event <kind> <flow> <ecn> <value> <time_ns> [<hop> <hops> <tx_bytes> <ts_ns> <rate_bps>]`:
+//!   one `cc_event_in` record (kinds as [`crate::writer::cc::kind`]; `value` is the acked or sent
+//!   bytes, the RTT sample in ns or an INT hop's queue length; the five optional numbers are the
+//!   rest of an INT hop, 0 when absent), then one run of the kernel → `update <flow> <value>`*
+//!   `notify ...`* `done`
 //! - `ctrl <op> <target> <index> <hexdata>`: one control request → `resp <status> <hexdata>` `done`
 //! - `quit`
 //!
@@ -24,7 +26,7 @@ const TB: &str = r#"#include <iostream>
 
 using namespace @NS@;
 
-static hls::stream<ap_uint<192> > cc_event_in("cc_event_in");
+static hls::stream<ap_uint<@BITS@> > cc_event_in("cc_event_in");
 static hls::stream<ap_uint<128> > cc_update_out("cc_update_out");
 static hls::stream<ap_uint<64> > notify_out("notify_out");
 static hls::stream<ctrl_req_t> ctrl_in("ctrl_in");
@@ -59,19 +61,40 @@ static void drain() {
 static void event(std::istringstream& in) {
     std::string k_s, f_s, e_s, v_s, t_s;
     unsigned long long k = 0, f = 0, e = 0, v = 0, t = 0;
-    if (!(in >> k_s >> f_s >> e_s >> v_s >> t_s) || !parse_u64(k_s, k) || k > 7 ||
+    if (!(in >> k_s >> f_s >> e_s >> v_s >> t_s) || !parse_u64(k_s, k) || k > 8 ||
         !parse_u64(f_s, f) || f >= (unsigned long long)FLOWS || !parse_u64(e_s, e) || e > 1 ||
         !parse_u64(v_s, v) || !parse_u64(t_s, t)) {
-        std::cout << "error usage: event <kind 0-7> <flow 0-" << FLOWS - 1
-                  << "> <ecn 0|1> <value> <time_ns>\n";
+        std::cout << "error usage: event <kind 0-8> <flow 0-" << FLOWS - 1
+                  << "> <ecn 0|1> <value> <time_ns> [<hop> <hops> <tx_bytes> <ts_ns> <rate_bps>]\n";
         return;
     }
-    ap_uint<192> r = 0;
+    // The rest of an INT hop: all five numbers or none.
+    unsigned long long hop[5] = {0, 0, 0, 0, 0};
+    std::string s;
+    int n = 0;
+    bool bad = false;
+    while (in >> s) {
+        if (n == 5 || !parse_u64(s, hop[n])) {
+            bad = true;
+            break;
+        }
+        ++n;
+    }
+    if (bad || (n != 0 && n != 5) || hop[0] > 255 || hop[1] > 255) {
+        std::cout << "error usage: an INT hop is <hop 0-255> <hops 0-255> <tx_bytes> <ts_ns> <rate_bps>\n";
+        return;
+    }
+    ap_uint<@BITS@> r = 0;
     r.range(7, 0) = k;
     r.range(39, 8) = f;
     r[40] = e;
+    r.range(55, 48) = hop[0];
+    r.range(63, 56) = hop[1];
     r.range(127, 64) = v;
     r.range(191, 128) = t;
+    r.range(255, 192) = hop[2];
+    r.range(319, 256) = hop[3];
+    r.range(383, 320) = hop[4];
     cc_event_in.write(r);
     run();
     drain();
@@ -149,4 +172,5 @@ pub fn write(cw: &CcWriter<'_, '_>) -> String {
         .replace("@NUMBERS@", crate::writer::testbench::NUMBERS)
         .replace("@NS@", &cw.w.names.ns)
         .replace("@TOP@", &cw.w.names.top)
+        .replace("@BITS@", &crate::ports::CC_EVENT_BITS.to_string())
 }

@@ -297,11 +297,12 @@ impl Checker<'_> {
         let data: Option<Ty> = match (name.name.as_str(), in_cc) {
             ("parser_error", false) => Some(Ty::ParserError),
             ("ack", true) => Some(builtin_ty(Builtin::Ack)),
+            ("int", true) => Some(builtin_ty(Builtin::Int)),
             ("rtt", true) => Some(Ty::Duration),
             ("cnp" | "ecn" | "loss" | "timeout", true) => None,
             (other, _) => {
                 let events = if in_cc {
-                    "`ack(a)`, `cnp`, `ecn`, `loss`, `timeout`, `rtt(sample)`, `timer NAME every T`, `bytes NAME every S`"
+                    "`ack(a)`, `cnp`, `ecn`, `loss`, `timeout`, `rtt(sample)`, `int(h)`, `timer NAME every T`, `bytes NAME every S`"
                 } else {
                     "`parser_error(e)`"
                 };

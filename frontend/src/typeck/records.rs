@@ -21,6 +21,8 @@ pub enum Builtin {
     Beat = 1,
     /// `on ack(a)`: the acknowledgement.
     Ack = 2,
+    /// `on int(h)`: one hop of in-band network telemetry.
+    Int = 3,
 }
 
 const RECORDS: &[(&str, &[(&str, Ty)])] = &[
@@ -34,7 +36,24 @@ const RECORDS: &[(&str, &[(&str, Ty)])] = &[
     ),
     ("beat", &[("last", Ty::Bool), ("keep", Ty::Bit(64))]),
     ("ack", &[("bytes", Ty::Size), ("ecn", Ty::Bool)]),
+    // The fields of scenic_ir::IntHop, in its order (the frontend does not depend on the IR).
+    (
+        "int",
+        &[
+            ("hop", Ty::Bit(8)),
+            ("hops", Ty::Bit(8)),
+            ("qlen", Ty::Size),
+            ("tx_bytes", Ty::Size),
+            ("ts", Ty::Duration),
+            ("rate", Ty::Rate),
+        ],
+    ),
 ];
+
+/// The name of a builtin record (`ack`, `int`, ...).
+pub fn builtin_name(which: Builtin) -> &'static str {
+    RECORDS[which as usize].0
+}
 
 /// The struct type of a builtin record.
 pub fn builtin_ty(which: Builtin) -> Ty {

@@ -41,6 +41,8 @@ pub struct Handlers {
     pub timeout: bool,
     /// `on rtt`.
     pub rtt: bool,
+    /// `on int`: the simulator stamps and delivers INT only then.
+    pub int: bool,
     /// At least one `on timer`.
     pub timer: bool,
     /// At least one `on bytes`.
@@ -58,6 +60,7 @@ impl Handlers {
                 Event::Loss => h.loss = true,
                 Event::Timeout => h.timeout = true,
                 Event::Rtt => h.rtt = true,
+                Event::Int => h.int = true,
                 Event::Timer(t) => match def.timers[t].period.0 {
                     Dimension::Size => h.bytes = true,
                     Dimension::Duration | Dimension::Rate => h.timer = true,
@@ -76,6 +79,7 @@ impl Handlers {
             "loss" => self.loss,
             "timeout" => self.timeout,
             "rtt" => self.rtt,
+            "int" => self.int,
             "timer" => self.timer,
             "bytes" => self.bytes,
             _ => return None,
@@ -247,6 +251,7 @@ impl<'m> Controllers<'m> {
             CcEvent::Loss => self.handlers.loss,
             CcEvent::Timeout => self.handlers.timeout,
             CcEvent::Rtt(_) => self.handlers.rtt,
+            CcEvent::Int(_) => self.handlers.int,
             CcEvent::Sent(_) => self.handlers.bytes,
         };
         if handled {
@@ -393,9 +398,9 @@ fn check_requires(scenario: &Scenario, handlers: &Handlers) -> Result<(), Scenar
                 return Err(scenario.source.error(
                     Some(req.span()),
                     format!(
-                        "unknown signal `{}` (ack, cnp, ecn, loss, timeout, rtt, timer, bytes)",
-                        req.get_ref()
-                    ),
+                    "unknown signal `{}` (ack, cnp, ecn, loss, timeout, rtt, int, timer, bytes)",
+                    req.get_ref()
+                ),
                 ))
             }
         }

@@ -84,6 +84,12 @@ impl<'m> Dual<'m> {
         self.sets[0].rate_output
     }
 
+    /// Whether either controller has `on int`: then the fabric stamps telemetry, and both hear it
+    /// (a standby receives every signal, docs/device.md §4.1).
+    pub fn hears_int(&self) -> bool {
+        self.sets.iter().any(|c| c.handlers.int)
+    }
+
     /// The program's controller (the one running before any swap).
     pub fn first(&self) -> &Controllers<'m> {
         &self.sets[0]

@@ -7,6 +7,7 @@
 //! - [`event`]: the event queue (time in ps, ties in push order) and the seeded generator;
 //! - [`fabric`]: switch egress ports (finite buffers, RED/ECN marking) and routes;
 //! - [`ideal`]: a flow's FCT alone on an empty network (the denominator of its slowdown);
+//! - [`int`]: in-band network telemetry stamped at egress and echoed to `on int` controllers;
 //! - [`host`]: senders (pacing, window, go-back-N) and receivers (ACKs, NACKs, CNPs);
 //! - [`control`]: the controllers, one interpreter [`scenic_interp::Machine`] per param set;
 //!   [`dual`]: the standby of a hot swap beside the running one;
@@ -24,6 +25,7 @@ pub mod event;
 pub mod fabric;
 pub mod fairshare;
 pub mod ideal;
+pub mod int;
 pub mod plot;
 pub mod report;
 pub mod scenario;

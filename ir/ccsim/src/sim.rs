@@ -31,6 +31,8 @@ pub struct Simulation<'a> {
     pub(crate) senders: Vec<Sender>,
     pub(crate) receivers: Vec<Receiver>,
     pub(crate) stats: Stats,
+    /// INT stacks of the packets in flight (only for a cc with `on int`).
+    pub(crate) int: crate::int::Telemetry,
     /// For each controller machine: the time its next timer event is scheduled for.
     timer_at: Vec<Option<u64>>,
     /// The random seed.
@@ -60,6 +62,7 @@ impl<'a> Simulation<'a> {
             senders: scenario.flows.iter().map(Sender::new).collect(),
             receivers: (0..n).map(|_| Receiver::default()).collect(),
             stats: Stats::new(scenario, &fabric, &cc),
+            int: crate::int::Telemetry::new(cc.hears_int(), n),
             scenario,
             cc,
             fabric,
@@ -239,6 +242,8 @@ impl<'a> Simulation<'a> {
             self.stats.queue_change_from(port, now, before);
             self.stats.bottleneck_tx(port, now, u64::from(pkt.wire));
         }
+        let hops = self.fabric.routes[pkt.flow as usize].len();
+        self.int.stamp(&pkt, &self.fabric.ports[port], hops, now);
         pkt.hop += 1;
         self.queue
             .push(now + self.fabric.ports[port].delay, Ev::Arrive(pkt));

@@ -11,7 +11,7 @@ use super::value::{width_of, Value};
 use cranelift_entity::EntityRef;
 use scenic_ir::entities::*;
 use scenic_ir::proc::bits::Bits;
-use scenic_ir::program::{Cc, Event};
+use scenic_ir::program::{Cc, Event, IntHop};
 use scenic_ir::types::Dimension;
 use std::sync::Arc;
 
@@ -35,6 +35,8 @@ pub enum CcEvent {
     Timeout,
     /// An RTT sample in ns.
     Rtt(u64),
+    /// One hop of INT telemetry carried by an ACK (fed hop by hop, before the ACK's `Ack`).
+    Int(IntHop),
     /// The flow sent `bytes` (drives byte counters).
     Sent(u64),
 }
@@ -283,6 +285,16 @@ fn handler_input(event: CcEvent, module: &scenic_ir::program::Module) -> (Event,
         CcEvent::Loss => (Event::Loss, None),
         CcEvent::Timeout => (Event::Timeout, None),
         CcEvent::Rtt(ns) => (Event::Rtt, Some(Value::Bits(Bits::from_u64(64, ns)))),
+        CcEvent::Int(hop) => (
+            Event::Int,
+            Some(Value::Struct(
+                IntHop::FIELDS
+                    .iter()
+                    .zip(hop.values())
+                    .map(|((_, width), v)| Value::Bits(Bits::from_u64(*width, v)))
+                    .collect(),
+            )),
+        ),
         CcEvent::Sent(_) => (Event::Cnp, None),
     }
 }

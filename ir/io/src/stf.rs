@@ -45,6 +45,7 @@
 //! and column, both 1-based, columns counted in characters) and what:
 //! `line 12, column 8: expected a hexadecimal byte string, found `zz``.
 
+mod event;
 mod lex;
 mod parse;
 
@@ -351,6 +352,13 @@ pub enum CcEvent {
         /// The sample in ns.
         sample_ns: u64,
     },
+    /// The flow sent bytes (drives `on bytes` counters).
+    Sent {
+        /// Bytes sent.
+        bytes: u64,
+    },
+    /// One hop of INT telemetry carried by an ACK.
+    Int(scenic_ir::program::IntHop),
 }
 
 /// An expected packet or word: nibbles (`None` = any), and whether the length must match exactly.

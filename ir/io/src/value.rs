@@ -519,9 +519,10 @@ fn split_unit(text: &str) -> (&str, &str) {
 }
 
 /// Parses a quantity of the given dimension into base units; see the [module documentation](self).
-/// A hexadecimal or binary integer (no unit) is also accepted.
+/// A hexadecimal or binary integer (no unit) is also accepted; `0B` alone is zero bytes, not a
+/// binary prefix without digits.
 pub fn parse_quantity(text: &str, dim: Dimension) -> Result<u64, ValueError> {
-    if radix_prefix(text).is_some() {
+    if radix_prefix(text).is_some_and(|(_, _, digits)| !digits.is_empty()) {
         return to_u64(parse_uint(text)?, 0);
     }
     let (number, unit) = split_unit(text);

@@ -133,6 +133,8 @@ impl Lowerer<'_> {
                             "ecn" => (Event::Ecn, None),
                             "loss" => (Event::Loss, None),
                             "timeout" => (Event::Timeout, None),
+                            "int" => (Event::Int, Some(Type::Struct(self.int_struct()))),
+                            // The checker refused every other name: this is `rtt`.
                             _ => (Event::Rtt, Some(Type::Quantity(Dimension::Duration))),
                         };
                         if let (Some(b), Some(ty)) = (binding, data) {

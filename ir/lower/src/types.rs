@@ -4,7 +4,7 @@ use super::{Lowerer, ScuCx};
 use num_bigint::BigInt;
 use scenic_frontend::consteval::Value;
 use scenic_frontend::db::file_with_id;
-use scenic_frontend::typeck::records::BUILTIN_FILE;
+use scenic_frontend::typeck::records::{builtin_name, Builtin, BUILTIN_FILE};
 use scenic_frontend::typeck::signature::{sig_of, FieldSig, SigKind};
 use scenic_frontend::types::{DefId, Ty, TypeRef};
 use scenic_ir::entities::*;
@@ -15,6 +15,17 @@ use scenic_ir::types::{Const, Dimension, Type};
 pub(crate) const ACK_FIELDS: &[(&str, Type)] = &[
     ("bytes", Type::Quantity(Dimension::Size)),
     ("ecn", Type::Bool),
+];
+
+/// Fields of the synthetic struct that carries `on int(h)` data: [`scenic_ir::IntHop::FIELDS`]
+/// as language types.
+pub(crate) const INT_FIELDS: &[(&str, Type)] = &[
+    ("hop", Type::Bits(8)),
+    ("hops", Type::Bits(8)),
+    ("qlen", Type::Quantity(Dimension::Size)),
+    ("tx_bytes", Type::Quantity(Dimension::Size)),
+    ("ts", Type::Quantity(Dimension::Duration)),
+    ("rate", Type::Quantity(Dimension::Rate)),
 ];
 
 impl Lowerer<'_> {
@@ -114,16 +125,26 @@ impl Lowerer<'_> {
 
     /// The struct carrying `on ack(a)` data.
     pub(crate) fn ack_struct(&mut self) -> StructId {
+        self.builtin_struct(Builtin::Ack, ACK_FIELDS)
+    }
+
+    /// The struct carrying `on int(h)` data.
+    pub(crate) fn int_struct(&mut self) -> StructId {
+        self.builtin_struct(Builtin::Int, INT_FIELDS)
+    }
+
+    /// The struct of a builtin event record, created on first use.
+    fn builtin_struct(&mut self, which: Builtin, fields: &[(&str, Type)]) -> StructId {
         let key = DefId {
             file: BUILTIN_FILE,
-            chunk: 2,
+            chunk: which as u32,
         };
         if let Some(id) = self.structs.get(&key) {
             return *id;
         }
         let id = self.module.structs.push(StructLayout {
-            name: "ack".into(),
-            fields: ACK_FIELDS
+            name: builtin_name(which).into(),
+            fields: fields
                 .iter()
                 .map(|(n, t)| Field {
                     name: n.to_string(),

@@ -598,6 +598,8 @@ impl Runner<'_> {
             stf::CcEvent::Loss => CcEvent::Loss,
             stf::CcEvent::Timeout => CcEvent::Timeout,
             stf::CcEvent::Rtt { sample_ns } => CcEvent::Rtt(sample_ns),
+            stf::CcEvent::Sent { bytes } => CcEvent::Sent(bytes),
+            stf::CcEvent::Int(hop) => CcEvent::Int(hop),
         };
         if let Err(err) = self.device.cc_event(id, flow, event, self.now) {
             self.fail(pos, err.to_string());

@@ -50,6 +50,7 @@ impl Cx<'_> {
                 Event::Loss => "loss".into(),
                 Event::Timeout => "timeout".into(),
                 Event::Rtt => "rtt".into(),
+                Event::Int => "int".into(),
                 Event::Timer(t) => format!("timer {t}"),
             };
             write!(w, "{l}on {event}")?;

@@ -67,9 +67,11 @@ pub(super) fn check_cc(types: &Types<'_>, id: CcId, cc: &Cc) -> Result<CcInfo, V
             }
         }
         check_bindings(BodyRef::Handler(id, n), &h.body, |params| match h.event {
-            Event::Ack => matches!(params, [] | [Type::Struct(_)]),
+            Event::Ack | Event::Int => matches!(params, [] | [Type::Struct(_)]),
             Event::Rtt => matches!(params, [] | [Type::Quantity(Dimension::Duration)]),
-            _ => params.is_empty(),
+            Event::Cnp | Event::Ecn | Event::Loss | Event::Timeout | Event::Timer(_) => {
+                params.is_empty()
+            }
         })?;
         let body = check_plain(
             types,

@@ -151,6 +151,7 @@ pub(super) fn event_name(cc: &Cc, event: Event) -> String {
         Event::Loss => "on loss".into(),
         Event::Timeout => "on timeout".into(),
         Event::Rtt => "on rtt".into(),
+        Event::Int => "on int".into(),
         Event::Timer(t) => match cc.timers.get(t) {
             Some(timer) if timer.period.0 == Dimension::Size => format!("on bytes {}", timer.name),
             Some(timer) => format!("on timer {}", timer.name),

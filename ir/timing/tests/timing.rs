@@ -9,7 +9,7 @@ use scenic_ir::Module;
 use scenic_timing::{BodyKind, Options, TimingError, TimingReport};
 use std::path::Path;
 
-const EXAMPLES: [&str; 9] = [
+const EXAMPLES: [&str; 10] = [
     "firewall",
     "l3_router",
     "flow_monitor",
@@ -19,6 +19,7 @@ const EXAMPLES: [&str; 9] = [
     "window_cc",
     "timely",
     "swift",
+    "hpcc",
 ];
 
 fn example(name: &str) -> Module {

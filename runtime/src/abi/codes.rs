@@ -92,7 +92,7 @@ pub enum Code {
     #[error("E_CC_MISMATCH (0x0051): the standby CC slot's flows or output kind differ from the active one's")]
     CcMismatch,
     /// `E_CC_EVENT` (0x0052).
-    #[error("E_CC_EVENT (0x0052): a CC event with kind > 7 or flow >= FLOWS was skipped")]
+    #[error("E_CC_EVENT (0x0052): a CC event with kind > 8 or flow >= FLOWS was skipped")]
     CcEvent,
     /// A code this runtime does not know.
     #[error("unknown device error code {0:#06x}")]

@@ -212,10 +212,11 @@ regs! {
 
 /// CC event ring entries start here (§4.3).
 pub const EV_RING_BASE: u64 = 0x8000;
-/// CC event ring entries.
-pub const EV_RING_ENTRIES: u32 = 1024;
-/// Bytes per CC event entry.
-pub const EV_ENTRY_BYTES: u64 = 32;
+/// CC event ring entries: 512 of 64 bytes fill `0x8000 .. 0x10000`, inside the global 64 KiB the
+/// char device maps.
+pub const EV_RING_ENTRIES: u32 = 512;
+/// Bytes per CC event entry (the 384-bit `cc_event_in` record, padded).
+pub const EV_ENTRY_BYTES: u64 = 64;
 
 /// `STATUS` bit 0: the device serves the map.
 pub const STATUS_READY: u64 = 1 << 0;

@@ -9,7 +9,7 @@
 //! 1. drops the unit of a CC slot whose bank 0 became `EMPTY` (a `FREE`, a reset) and zeroes its
 //!    output block; a freshly loaded unit's output block is zeroed too (a flow never seen reads 0);
 //! 2. takes up to [`EV_BATCH`] events from the ring (§1.3 acquire/release, `EV_CONS` published after
-//!    each event): an event of kind > 7, or of a flow ≥ the bound (the active slot's `FLOWS`; with
+//!    each event): an event of kind > 8, or of a flow ≥ the bound (the active slot's `FLOWS`; with
 //!    no active slot, the first loaded slot's; with none loaded, `SLOTS`' CC flows) is skipped and
 //!    counted in `EV_DROPPED` with `E_CC_EVENT` in `ERROR`; any other event is fed, in ring order, to
 //!    every loaded unit (active and standby alike) whose `FLOWS` covers its flow, at a time made
@@ -290,7 +290,9 @@ impl CcService {
         while took < EV_BATCH && ring.pop(r, &mut raw)? {
             took += 1;
             let ev = CcEvent::decode(&raw);
-            if ev.kind > 7 || u64::from(ev.flow) >= Self::bound(pair, default_flows) {
+            if usize::from(ev.kind) >= crate::cc::EVENT_KINDS.len()
+                || u64::from(ev.flow) >= Self::bound(pair, default_flows)
+            {
                 bump(r, global::EV_DROPPED)?;
                 record_error(r, Code::CcEvent, global::EV_PROD)?;
                 continue;

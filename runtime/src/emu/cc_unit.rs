@@ -20,7 +20,7 @@ use scenic_interp::cc::CcEvent as InterpEvent;
 use scenic_interp::Machine;
 use scenic_ir::entities::CcId;
 use scenic_ir::proc::bits::Bits;
-use scenic_ir::program::Module;
+use scenic_ir::program::{IntHop, Module};
 use scenic_scu_abi::control::{Op, Request, Response, Status};
 use scenic_scu_abi::manifest::{CcManifest, CcOutputKind};
 
@@ -54,7 +54,7 @@ impl std::fmt::Debug for CcUnit {
     }
 }
 
-/// An event kind the interpreter does not know (kind > 7): the ring refuses it before this.
+/// An event kind the interpreter does not know (kind > 8): the ring refuses it before this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnknownKind(pub u8);
 
@@ -72,6 +72,14 @@ pub fn interp_event(ev: &CcEvent) -> Result<Option<InterpEvent>, UnknownKind> {
         5 => InterpEvent::Timeout,
         6 => InterpEvent::Rtt(ev.value),
         7 => InterpEvent::Sent(ev.value),
+        8 => InterpEvent::Int(IntHop {
+            hop: ev.int.hop,
+            hops: ev.int.hops,
+            qlen: ev.value,
+            tx_bytes: ev.int.tx_bytes,
+            ts_ns: ev.int.ts_ns,
+            rate_bps: ev.int.rate_bps,
+        }),
         k => return Err(UnknownKind(k)),
     }))
 }

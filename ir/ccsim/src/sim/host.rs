@@ -210,6 +210,7 @@ impl Simulation<'_> {
         };
         match fb {
             Feedback::Ack { upto, ecn, sent_ps } => {
+                let hops = self.int.take(flow, sent_ps);
                 if upto <= s.acked {
                     return;
                 }
@@ -217,6 +218,9 @@ impl Simulation<'_> {
                 s.acked = upto;
                 s.next_seq = s.next_seq.max(upto);
                 s.last_progress = now;
+                for hop in hops {
+                    self.cc.signal(flow, CcEvent::Int(hop), now);
+                }
                 self.cc.signal(flow, CcEvent::Ack { bytes, ecn }, now);
                 if ecn {
                     self.cc.signal(flow, CcEvent::Ecn, now);

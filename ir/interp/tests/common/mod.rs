@@ -252,7 +252,7 @@ pub fn word(rng: &mut Rng) -> (Bits, bool, u64) {
 
 /// A congestion signal.
 pub fn cc_event(rng: &mut Rng) -> CcEvent {
-    match rng.below(9) {
+    match rng.below(10) {
         0 | 1 => CcEvent::Ack {
             bytes: {
                 let any = rng.below(1 << 20);
@@ -265,6 +265,14 @@ pub fn cc_event(rng: &mut Rng) -> CcEvent {
         4 => CcEvent::Loss,
         5 => CcEvent::Timeout,
         6 => CcEvent::Rtt(rng.below(1_000_000)),
+        7 => CcEvent::Int(scenic_ir::program::IntHop {
+            hop: rng.below(4) as u8,
+            hops: 1 + rng.below(4) as u8,
+            qlen: rng.below(1 << 20),
+            tx_bytes: rng.below(u64::MAX),
+            ts_ns: rng.below(u64::MAX),
+            rate_bps: rng.pick(&[0, 100_000_000_000, 200_000_000_000]),
+        }),
         _ => {
             let any = rng.below(20 << 20);
             CcEvent::Sent(rng.pick(&[1500, 4096, 1 << 20, any]))

@@ -68,7 +68,7 @@ fn parse_line(line: u32, text: &str) -> Result<Option<Command>, StfError> {
         "time" => CommandKind::Time {
             ns: l.value("time", |s| parse_quantity(s, Dimension::Duration))?,
         },
-        "event" => event(&mut l)?,
+        "event" => super::event::event(&mut l)?,
         "check_rate" | "check_window" => {
             check_output(&mut l, keyword.text.eq_ignore_ascii_case("check_rate"))?
         }
@@ -451,89 +451,6 @@ fn check_output(l: &mut Line<'_>, rate: bool) -> Result<CommandKind, StfError> {
             bytes: l.value("window", |s| parse_quantity(s, Dimension::Size))?,
         }
     })
-}
-
-fn event(l: &mut Line<'_>) -> Result<CommandKind, StfError> {
-    let cc = l.name("a congestion controller name")?.text.to_string();
-    let flow = l.u64("flow")?;
-    const KINDS: &str = "an event kind (ack, cnp, ecn, loss, timeout or rtt)";
-    let k = l.word(KINDS)?;
-    let kind: &'static str = match k.text.to_ascii_lowercase().as_str() {
-        "ack" => "ack",
-        "cnp" => "cnp",
-        "ecn" => "ecn",
-        "loss" => "loss",
-        "timeout" => "timeout",
-        "rtt" => "rtt",
-        _ => return Err(l.expected(KINDS, Some(k))),
-    };
-    let (mut bytes, mut ecn, mut sample): (Option<u64>, Option<bool>, Option<u64>) =
-        (None, None, None);
-    while let Some(t) = l.take() {
-        let (name, v) = t
-            .text
-            .split_once('=')
-            .ok_or_else(|| l.expected("an option `name=value`", Some(t)))?;
-        let allowed = matches!((kind, name), ("ack", "bytes" | "ecn") | ("rtt", "sample"));
-        if !matches!(name, "bytes" | "ecn" | "sample") {
-            return Err(l.expected("an option `bytes=`, `ecn=` or `sample=`", Some(t)));
-        }
-        if !allowed {
-            return Err(StfError::OptionNotAllowed {
-                line: l.line,
-                column: t.col,
-                option: name.to_string(),
-                event: kind,
-            });
-        }
-        let vcol = t.col.saturating_add(name.len() as u32 + 1);
-        let twice = || StfError::Duplicate {
-            line: l.line,
-            column: t.col,
-            name: name.to_string(),
-        };
-        let verr = |e| l.value_error("option value", v, vcol, e);
-        match name {
-            "bytes" if bytes.is_some() => return Err(twice()),
-            "bytes" => bytes = Some(parse_quantity(v, Dimension::Size).map_err(verr)?),
-            "ecn" if ecn.is_some() => return Err(twice()),
-            "ecn" => {
-                ecn = Some(ecn_flag(v).ok_or_else(|| l.expected("`ecn=0` or `ecn=1`", Some(t)))?)
-            }
-            _ if sample.is_some() => return Err(twice()),
-            _ => sample = Some(parse_quantity(v, Dimension::Duration).map_err(verr)?),
-        }
-    }
-    let event = match kind {
-        "ack" => CcEvent::Ack {
-            bytes: bytes.unwrap_or(0),
-            ecn: ecn.unwrap_or(false),
-        },
-        "cnp" => CcEvent::Cnp,
-        "ecn" => CcEvent::Ecn,
-        "loss" => CcEvent::Loss,
-        "timeout" => CcEvent::Timeout,
-        _ => match sample {
-            Some(sample_ns) => CcEvent::Rtt { sample_ns },
-            None => {
-                return Err(StfError::MissingOption {
-                    line: l.line,
-                    column: k.col,
-                    option: "sample",
-                    event: kind,
-                })
-            }
-        },
-    };
-    Ok(CommandKind::Event { cc, flow, event })
-}
-
-fn ecn_flag(v: &str) -> Option<bool> {
-    match v {
-        "0" | "false" => Some(false),
-        "1" | "true" => Some(true),
-        _ => None,
-    }
 }
 
 fn expect_notify(l: &mut Line<'_>) -> Result<CommandKind, StfError> {

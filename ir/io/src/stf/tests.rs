@@ -258,6 +258,29 @@ fn extensions_time_and_events() {
             event: CcEvent::Rtt { sample_ns: 12_000 }
         }
     );
+    assert_eq!(
+        one("event dcqcn 2 sent bytes=1MB"),
+        CommandKind::Event {
+            cc: "dcqcn".into(),
+            flow: 2,
+            event: CcEvent::Sent { bytes: 1_000_000 }
+        }
+    );
+    assert_eq!(
+        one("event hpcc 1 INT hop=1 hops=2 qlen=10KB tx_bytes=123456B ts=15us rate=200Gbps"),
+        CommandKind::Event {
+            cc: "hpcc".into(),
+            flow: 1,
+            event: CcEvent::Int(scenic_ir::program::IntHop {
+                hop: 1,
+                hops: 2,
+                qlen: 10_000,
+                tx_bytes: 123_456,
+                ts_ns: 15_000,
+                rate_bps: 200_000_000_000,
+            })
+        }
+    );
     for (kind, ev) in [
         ("cnp", CcEvent::Cnp),
         ("ecn", CcEvent::Ecn),
@@ -376,12 +399,23 @@ fn error_messages_say_where_and_what() {
         ("time 1.5ns", "line 1, column 6: invalid time `1.5ns`: not a whole number of nanoseconds"),
         ("wait 5 minutes", "line 1, column 8: expected end of line, found `minutes`"),
         ("wait 5m", "line 1, column 7: invalid duration `5m`: unknown duration unit `m` (expected one of: ns, us, ms, s)"),
-        ("event c 1 nack", "line 1, column 11: expected an event kind (ack, cnp, ecn, loss, timeout or rtt), found `nack`"),
+        ("event c 1 nack", "line 1, column 11: expected an event kind (ack, cnp, ecn, loss, timeout, rtt, sent or int), found `nack`"),
         ("event c 1 rtt", "line 1, column 11: `rtt` events need `sample=`"),
         ("event c 1 cnp bytes=5", "line 1, column 15: `bytes=` does not apply to `cnp` events"),
         ("event c 1 ack bytes=5 bytes=6", "line 1, column 23: `bytes` is given twice"),
         ("event c 1 ack ecn=2", "line 1, column 15: expected `ecn=0` or `ecn=1`, found `ecn=2`"),
-        ("event c 1 ack color=2", "line 1, column 15: expected an option `bytes=`, `ecn=` or `sample=`, found `color=2`"),
+        ("event c 1 ack color=2", "line 1, column 15: expected an option `bytes=` or `ecn=`, found `color=2`"),
+        ("event c 1 ack sample=2us", "line 1, column 15: `sample=` does not apply to `ack` events"),
+        ("event c 1 sent", "line 1, column 11: `sent` events need `bytes=`"),
+        ("event c 1 sent bytes=5 ecn=1", "line 1, column 24: `ecn=` does not apply to `sent` events"),
+        ("event c 1 int hop=0 hops=1 qlen=0 tx_bytes=0 ts=0", "line 1, column 11: `int` events need `rate=`"),
+        ("event c 1 int hops=1 qlen=0 tx_bytes=0 ts=0 rate=1Gbps", "line 1, column 11: `int` events need `hop=`"),
+        ("event c 1 int hop=256 hops=1 qlen=0 tx_bytes=0 ts=0 rate=0", "line 1, column 19: invalid option value `256`: the value does not fit in 8 bits"),
+        ("event c 1 int hop=2 hops=2 qlen=0 tx_bytes=0 ts=0 rate=0", "line 1, column 15: expected `hop=` below `hops=` (hops are numbered from 0), found hop=2 with hops=2"),
+        ("event c 1 int hop=0 hops=1 qlen=3us tx_bytes=0 ts=0 rate=0", "line 1, column 34: invalid option value `3us`: unknown size unit `us` (expected one of: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB)"),
+        ("event c 1 int hop=0 hops=1 qlen=0 tx_bytes=0 ts=0 rate=0 hop=1", "line 1, column 58: `hop` is given twice"),
+        ("event c 1 int hop=0 hops=1 queue=0", "line 1, column 28: expected an option `hop=`, `hops=`, `qlen=`, `tx_bytes=`, `ts=` or `rate=`, found `queue=0`"),
+        ("event c 1 cnp 5", "line 1, column 15: expected end of line (`cnp` events take no options), found `5`"),
         ("event c 1 ack bytes=5us", "line 1, column 22: invalid option value `5us`: unknown size unit `us` (expected one of: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB)"),
         ("check_rate c 1 >= 40mbps", "line 1, column 21: invalid rate `40mbps`: unknown rate unit `mbps` (expected one of: bps, Kbps, Mbps, Gbps, Tbps)"),
         ("set_csr x 0x1_0000_0000_0000_0000", "line 1, column 11: invalid CSR value `0x1_0000_0000_0000_0000`: the value does not fit in 64 bits"),

@@ -273,6 +273,12 @@ fn match_value_errors() {
 fn quantities() {
     use Dimension::*;
     assert_eq!(parse_quantity("55us", Duration).unwrap(), 55_000);
+    assert_eq!(
+        parse_quantity("0B", Size).unwrap(),
+        0,
+        "zero bytes, not a `0B` binary prefix"
+    );
+    assert_eq!(parse_quantity("0b101", Size).unwrap(), 5);
     assert_eq!(parse_quantity("1.5ms", Duration).unwrap(), 1_500_000);
     assert_eq!(parse_quantity("0.5ms", Duration).unwrap(), 500_000);
     assert_eq!(parse_quantity("1000", Duration).unwrap(), 1000);

@@ -1,15 +1,76 @@
 //! `scenic cc NAME switch PKGDIR [--unit U] [--fresh] [--json]`, `scenic cc NAME event KIND FLOW
-//! [VALUE] [--ecn] [--time NS]`, `scenic cc NAME output FLOW [--slot K] [--json]`, `scenic cc NAME
+//! [VALUE] [--ecn] [--hop H --hops N --tx-bytes B --ts NS --rate BPS] [--time NS]`, `scenic cc NAME output FLOW [--slot K] [--json]`, `scenic cc NAME
 //! param get PARAM` and `scenic cc NAME param set PARAM VALUE`: the dual CC slots (device.md §4).
 
 use clap::Subcommand;
 use scenic_runtime::abi::global;
 use scenic_runtime::cc::EVENT_KINDS;
-use scenic_runtime::frame::CcEvent;
+use scenic_runtime::frame::{CcEvent, IntFields};
 use scenic_runtime::{CcHost, Package};
 use serde_json::json;
 
 use crate::common::{finish, open, parse_u64, Failure};
+
+/// The fields of an `int` event beyond its queue length (device.md §4.3); all or none.
+#[derive(clap::Args, Debug, Default)]
+pub struct IntArgs {
+    /// int: the hop's position, 0 = the first switch.
+    #[arg(long)]
+    hop: Option<u8>,
+    /// int: hops on the ACK's path.
+    #[arg(long)]
+    hops: Option<u8>,
+    /// int: the bytes the hop's egress port had sent in total.
+    #[arg(long = "tx-bytes")]
+    tx_bytes: Option<u64>,
+    /// int: the switch's time in ns when the packet left.
+    #[arg(long)]
+    ts: Option<u64>,
+    /// int: the egress link's rate in bit/s.
+    #[arg(long)]
+    rate: Option<u64>,
+}
+
+impl IntArgs {
+    /// The record's int fields: all five for an `int` event, none for another kind.
+    fn fields(&self, kind: &str) -> Result<IntFields, Failure> {
+        let given = [
+            self.hop.is_some(),
+            self.hops.is_some(),
+            self.tx_bytes.is_some(),
+            self.ts.is_some(),
+            self.rate.is_some(),
+        ];
+        match (kind, given.iter().all(|g| *g), given.iter().any(|g| *g)) {
+            ("int", true, _) => {}
+            ("int", false, _) => {
+                return Err(Failure::usage(
+                    "an `int` event needs --hop, --hops, --tx-bytes, --ts and --rate",
+                ))
+            }
+            (_, _, true) => {
+                return Err(Failure::usage(
+                    "--hop, --hops, --tx-bytes, --ts and --rate go with an int event",
+                ))
+            }
+            (_, _, false) => return Ok(IntFields::default()),
+        }
+        let f = IntFields {
+            hop: self.hop.unwrap_or_default(),
+            hops: self.hops.unwrap_or_default(),
+            tx_bytes: self.tx_bytes.unwrap_or_default(),
+            ts_ns: self.ts.unwrap_or_default(),
+            rate_bps: self.rate.unwrap_or_default(),
+        };
+        if f.hop >= f.hops {
+            return Err(Failure::usage(format!(
+                "--hop {} must be below --hops {} (hops are numbered from 0)",
+                f.hop, f.hops
+            )));
+        }
+        Ok(f)
+    }
+}
 
 /// What to do with the CC slots.
 #[derive(Subcommand, Debug)]
@@ -29,17 +90,21 @@ pub enum CcAction {
         #[arg(long)]
         json: bool,
     },
-    /// Injects one event through the event ring (tick, ack, cnp, ecn, loss, timeout, rtt, sent).
+    /// Injects one event through the event ring (tick, ack, cnp, ecn, loss, timeout, rtt, sent,
+    /// int).
     Event {
         /// The kind.
         kind: String,
         /// The flow slot.
         flow: u32,
-        /// ack/sent: bytes; rtt: the sample in ns.
+        /// ack/sent: bytes; rtt: the sample in ns; int: the hop's queue length in bytes.
         value: Option<String>,
         /// ack: the ECN echo.
         #[arg(long)]
         ecn: bool,
+        /// int: the rest of the hop's telemetry.
+        #[command(flatten)]
+        int: IntArgs,
         /// The event's time in ns (default: the device's `NOW_NS`).
         #[arg(long)]
         time: Option<u64>,
@@ -97,8 +162,9 @@ fn act(name: &str, action: &CcAction) -> Result<(), Failure> {
             flow,
             value,
             ecn,
+            int,
             time,
-        } => event(name, kind, *flow, value.as_deref(), *ecn, *time),
+        } => event(name, kind, *flow, value.as_deref(), *ecn, int, *time),
         CcAction::Output { flow, slot, json } => output(name, *flow, *slot, *json),
         CcAction::Param { action } => param(name, action),
     }
@@ -161,6 +227,7 @@ fn event(
     flow: u32,
     value: Option<&str>,
     ecn: bool,
+    int: &IntArgs,
     time: Option<u64>,
 ) -> Result<(), Failure> {
     let Some(code) = EVENT_KINDS.iter().position(|k| *k == kind) else {
@@ -169,7 +236,7 @@ fn event(
             EVENT_KINDS.join(", ")
         )));
     };
-    let needs_value = matches!(kind, "ack" | "sent" | "rtt");
+    let needs_value = matches!(kind, "ack" | "sent" | "rtt" | "int");
     let value = match (value, needs_value) {
         (Some(v), true) => parse_u64("value", v)?,
         (None, true) => return Err(Failure::usage(format!("a `{kind}` event needs a value"))),
@@ -179,6 +246,7 @@ fn event(
     if ecn && kind != "ack" {
         return Err(Failure::usage("--ecn goes with an ack"));
     }
+    let int = int.fields(kind)?;
     let (dev, state) = open(name)?;
     let time_ns = match time {
         Some(t) => t,
@@ -192,6 +260,7 @@ fn event(
         ecn,
         value,
         time_ns,
+        int,
     }])?;
     cc.wait_events(seq.wrapping_add(1), std::time::Duration::from_secs(5))?;
     println!(
