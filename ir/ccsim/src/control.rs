@@ -17,6 +17,10 @@
 //!   time, which the timer events do anyway).
 //! - [`Controllers::timer_due`] is the earliest time-timer firing of a machine; the simulator calls
 //!   [`Controllers::fire_timers`] then, so rates change at the instant a timer says.
+//! - A machine remembers which flows may have a new output since the simulator last asked
+//!   ([`Controllers::take_changed`]): the flows it was called for, or all of them once a timer
+//!   handler ran (it may change any flow). So an event costs the flows it touches, not all of the
+//!   machine's flows; only timer instants look at every flow.
 
 use crate::scenario::{Scenario, ScenarioError};
 use cranelift_entity::EntityRef;
@@ -99,6 +103,20 @@ struct FlowCc {
 struct Group<'m> {
     machine: Machine<'m>,
     flows: Vec<u32>,
+    /// The flows with bytes not yet reported.
+    pending: Vec<u32>,
+    /// The flows whose output may have changed since [`Controllers::take_changed`].
+    changed: Changed,
+}
+
+/// Which flows of a machine may have a new output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Changed {
+    /// Only these (a flow may appear twice).
+    Flows(Vec<u32>),
+    /// Any of them: timers ran, and a timer handler may change any flow.
+    #[default]
+    All,
 }
 
 /// Every flow's controller.
@@ -186,6 +204,8 @@ impl<'m> Controllers<'m> {
                     controllers.groups.push(Group {
                         machine,
                         flows: Vec::new(),
+                        pending: Vec::new(),
+                        changed: Changed::All,
                     });
                     keys.len() - 1
                 }
@@ -223,8 +243,8 @@ impl<'m> Controllers<'m> {
 
     /// Starts `flow` at `now` ps: its state is created and its timers start.
     pub fn start(&mut self, flow: u32, now: u64) {
+        self.flush_group(f_group(&self.flows, flow));
         self.call(flow, CcEvent::Sent(0), now);
-        self.refresh_to_fire(flow);
     }
 
     /// `flow` sent `bytes` at `now` ps.
@@ -235,10 +255,16 @@ impl<'m> Controllers<'m> {
         let Some(f) = self.flows.get_mut(flow as usize) else {
             return;
         };
+        if f.pending == 0 {
+            if let Some(group) = self.groups.get_mut(f.group) {
+                group.pending.push(flow);
+            }
+        }
         f.pending += bytes;
         f.pending_ps = now;
         if f.pending >= f.to_fire {
-            self.flush_group(f_group(&self.flows, flow));
+            let g = f.group;
+            self.flush_group(g);
         }
     }
 
@@ -255,48 +281,55 @@ impl<'m> Controllers<'m> {
             CcEvent::Sent(_) => self.handlers.bytes,
         };
         if handled {
-            let g = f_group(&self.flows, flow);
-            self.flush_group(g);
+            self.flush_group(f_group(&self.flows, flow));
             self.call(flow, event, now);
-            self.refresh_group(g);
         }
     }
 
-    fn refresh_group(&mut self, g: usize) {
-        if !self.handlers.bytes {
-            return;
-        }
-        let flows = self.flows_of(g).to_vec();
-        for flow in flows {
-            self.refresh_to_fire(flow);
-        }
+    /// The flows of group `g` whose output may have changed since the last call; forgets them.
+    pub fn take_changed(&mut self, g: usize) -> Changed {
+        self.groups
+            .get_mut(g)
+            .map_or(Changed::Flows(Vec::new()), |group| {
+                std::mem::replace(&mut group.changed, Changed::Flows(Vec::new()))
+            })
     }
 
     /// The earliest time (ps) a time timer of group `g` is due.
-    pub fn timer_due(&self, g: usize) -> Option<u64> {
-        let group = self.groups.get(g)?;
-        let rt = group.machine.ccs.get(self.cc.index())?;
-        let mut due: Option<u64> = None;
-        for (id, t) in self.def.timers.iter() {
-            if t.period.0 == Dimension::Size {
-                continue;
-            }
-            for flow in rt.flows.values() {
-                if let Some(&at) = flow.timers.get(id.index()) {
-                    due = Some(due.map_or(at, |d: u64| d.min(at)));
-                }
-            }
-        }
-        due.map(|ns| ns.saturating_mul(1000))
+    pub fn timer_due(&mut self, g: usize) -> Option<u64> {
+        let group = self.groups.get_mut(g)?;
+        let due = group.machine.cc_next_timer_ns(self.cc)?;
+        Some(due.saturating_mul(1000))
     }
 
     /// Runs every timer of group `g` due at or before `now` ps.
     pub fn fire_timers(&mut self, g: usize, now: u64) {
         self.flush_group(g);
-        if let Some(group) = self.groups.get_mut(g) {
-            group.machine.advance_time(now / 1000);
+        let Some(group) = self.groups.get_mut(g) else {
+            return;
+        };
+        let before = group.machine.cc_timer_firings;
+        group.machine.advance_time(now / 1000);
+        if group.machine.cc_timer_firings != before {
+            self.all_changed(g);
         }
-        self.refresh_group(g);
+    }
+
+    /// A timer handler ran in group `g`: any of its flows may have a new output or restarted
+    /// byte counter.
+    fn all_changed(&mut self, g: usize) {
+        let flows = match self.groups.get_mut(g) {
+            Some(group) => {
+                group.changed = Changed::All;
+                group.flows.clone()
+            }
+            None => return,
+        };
+        if self.handlers.bytes {
+            for flow in flows {
+                self.refresh_to_fire(flow);
+            }
+        }
     }
 
     /// The output of `flow`: its rate (bit/s) or window (bytes).
@@ -308,22 +341,36 @@ impl<'m> Controllers<'m> {
             .cc_output(self.cc, u64::from(flow))
     }
 
+    /// Feeds `event` to `flow`'s machine, then notes what may have changed: the flow, or every
+    /// flow of the machine when timers ran on the way.
     fn call(&mut self, flow: u32, event: CcEvent, now: u64) {
         let g = f_group(&self.flows, flow);
-        if let Some(group) = self.groups.get_mut(g) {
-            group
-                .machine
-                .cc_event(self.cc, u64::from(flow), event, now / 1000);
+        let Some(group) = self.groups.get_mut(g) else {
+            return;
+        };
+        let before = group.machine.cc_timer_firings;
+        group
+            .machine
+            .cc_event(self.cc, u64::from(flow), event, now / 1000);
+        if group.machine.cc_timer_firings != before {
+            self.all_changed(g);
+        } else {
+            if let Changed::Flows(flows) = &mut group.changed {
+                flows.push(flow);
+            }
+            if self.handlers.bytes {
+                self.refresh_to_fire(flow);
+            }
         }
     }
 
     /// Reports every flow's pending bytes of group `g`, earliest last packet first.
     fn flush_group(&mut self, g: usize) {
-        let Some(group) = self.groups.get(g) else {
+        let Some(group) = self.groups.get_mut(g) else {
             return;
         };
-        let mut pending: Vec<(u64, u32, u64)> = group
-            .flows
+        let waiting = std::mem::take(&mut group.pending);
+        let mut pending: Vec<(u64, u32, u64)> = waiting
             .iter()
             .filter_map(|&f| {
                 let s = self.flows.get(f as usize)?;
@@ -336,7 +383,6 @@ impl<'m> Controllers<'m> {
                 s.pending = 0;
             }
             self.call(flow, CcEvent::Sent(bytes), at);
-            self.refresh_to_fire(flow);
         }
     }
 

@@ -175,9 +175,15 @@ impl<'m> Dual<'m> {
     }
 
     /// The earliest timer of group `g` (ps).
-    pub fn timer_due(&self, g: usize) -> Option<u64> {
+    pub fn timer_due(&mut self, g: usize) -> Option<u64> {
         let (c, g) = self.locate(g);
         self.sets[c].timer_due(g)
+    }
+
+    /// The flows of group `g` whose output may have changed since the last call.
+    pub fn take_changed(&mut self, g: usize) -> crate::control::Changed {
+        let (c, g) = self.locate(g);
+        self.sets[c].take_changed(g)
     }
 
     /// Runs the timers of group `g` due by `now`.

@@ -11,6 +11,7 @@
 pub mod host;
 pub mod stats;
 
+use crate::control::Changed;
 use crate::dual::Dual;
 use crate::event::{Ev, Queue};
 use crate::fabric::{Enqueued, Fabric};
@@ -166,11 +167,15 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Re-reads the outputs of machine `g`'s flows (if `g` paces them) and schedules its next
-    /// timer.
+    /// Re-reads the outputs of machine `g`'s flows that may have changed (if `g` paces them) and
+    /// schedules its next timer.
     pub(crate) fn after_cc(&mut self, g: usize, now: u64) {
+        let changed = self.cc.take_changed(g);
         if self.cc.is_active_group(g) {
-            let flows = self.cc.flows_of(g).to_vec();
+            let flows = match changed {
+                Changed::All => self.cc.flows_of(g).to_vec(),
+                Changed::Flows(flows) => flows,
+            };
             for f in flows {
                 self.apply_outputs(f, now);
             }

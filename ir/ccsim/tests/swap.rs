@@ -112,6 +112,18 @@ fn a_constant_standby_paces_every_flow_from_the_swap_on() {
         .as_ref()
         .map(|s| (s.to_cc.as_str(), s.active_at_end.as_str()));
     assert_eq!(swap, Some(("constant", "constant")));
+    // The rate plot marks the switch: a legend entry naming the new cc and a vertical dashed line.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    if let Err(e) = out.write_with_font(dir.path(), Err("no PNGs in this test")) {
+        panic!("{e}");
+    }
+    let svg =
+        std::fs::read_to_string(dir.path().join("rates.svg")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.contains("swap to `constant`"), "no swap legend entry");
+    assert!(
+        svg.contains("stroke=\"#5A5A5A\""),
+        "no swap marker line in the colour of its legend entry"
+    );
 }
 
 #[test]

@@ -73,6 +73,14 @@ impl<'m> Machine<'m> {
         raised
     }
 
+    /// The earliest time (ns) a time timer of `cc` is due, over all its flows.
+    pub fn cc_next_timer_ns(&mut self, cc: CcId) -> Option<u64> {
+        let def = self.module.ccs.get(cc)?;
+        let rt = self.ccs.get_mut(cc.index())?;
+        let timers = rt.flows.values().map(|f| f.timers.as_slice());
+        rt.next_timer.earliest(def, timers)
+    }
+
     /// The controller's output (rate in bit/s or window in bytes) for `flow`, if the flow exists.
     pub fn cc_output(&self, cc: CcId, flow: u64) -> Option<u64> {
         let def = self.module.ccs.get(cc)?;
@@ -115,6 +123,16 @@ impl<'m> Machine<'m> {
     fn ensure_flow(&mut self, cc: CcId, def: &Cc, flow: u64, now_ns: u64) {
         let module = self.module;
         let rt = &mut self.ccs[cc.index()];
+        if rt.flows.contains_key(&flow) {
+            return;
+        }
+        for t in def
+            .timers
+            .values()
+            .filter(|t| t.period.0 != Dimension::Size)
+        {
+            rt.next_timer.moved(u64::MAX, now_ns + t.period.1.max(1));
+        }
         rt.flows.entry(flow).or_insert_with(|| CcFlow {
             state: def
                 .state
@@ -137,10 +155,16 @@ impl<'m> Machine<'m> {
         let module = self.module;
         let mut raised = Vec::new();
         for (cc, def) in module.ccs.iter() {
+            if !self.ccs[cc.index()].next_timer.may_fire_by(now_ns) {
+                continue;
+            }
             let flows: Vec<u64> = self.ccs[cc.index()].flows.keys().copied().collect();
             for flow in flows {
                 raised.extend(self.fire_due_timers(cc, def, flow, now_ns));
             }
+            let rt = &mut self.ccs[cc.index()];
+            let timers = rt.flows.values().map(|f| f.timers.as_slice());
+            rt.next_timer.recompute(def, timers);
         }
         raised
     }
@@ -157,6 +181,7 @@ impl<'m> Machine<'m> {
             if let Some(state) = self.ccs[cc.index()].flows.get_mut(&flow) {
                 state.timers[timer.index()] = at + period;
             }
+            self.cc_timer_firings += 1;
             if let Some(h) = def
                 .handlers
                 .iter()
@@ -231,7 +256,7 @@ impl<'m> Machine<'m> {
         let Some(rt) = self.ccs.get_mut(cc.index()) else {
             return Vec::new();
         };
-        let super::runtime::CcRuntime { params, flows } = rt;
+        let super::runtime::CcRuntime { params, flows, .. } = rt;
         let Some(state) = flows.get_mut(&flow) else {
             return Vec::new();
         };
@@ -256,13 +281,18 @@ impl<'m> Machine<'m> {
         let restarts = std::mem::take(&mut cx.effects.restarts);
         let notes = std::mem::take(&mut cx.effects.notifications);
         drop(cx);
-        if let Some(state) = self.ccs[cc.index()].flows.get_mut(&flow) {
+        let rt = &mut self.ccs[cc.index()];
+        if let Some(state) = rt.flows.get_mut(&flow) {
             for timer in restarts {
                 let t = &def.timers[timer];
-                state.timers[timer.index()] = match t.period.0 {
-                    Dimension::Size => 0,
-                    _ => now_ns + t.period.1.max(1),
-                };
+                let slot = &mut state.timers[timer.index()];
+                if t.period.0 == Dimension::Size {
+                    *slot = 0;
+                } else {
+                    let new = now_ns + t.period.1.max(1);
+                    rt.next_timer.moved(*slot, new);
+                    *slot = new;
+                }
             }
         }
         notes

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod cc;
+pub mod cc_timers;
 mod classify;
 pub mod compile;
 pub mod context;

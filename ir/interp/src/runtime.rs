@@ -1,6 +1,7 @@
 //! The machine: run-time state of every scu and cc of a module, and the host-side API (CSRs,
 //! table entries, counters, virtual time).
 
+use super::cc_timers::NextTimer;
 use super::compile::Program;
 use super::context::{Cx, Effects, Frames, Notification, ScuCx};
 use super::state::{compile_match, Bucket, EntryError, MapState, RtEntry, TableState};
@@ -67,8 +68,19 @@ pub struct CcFlow {
 pub struct CcRuntime {
     /// Host-set parameter values.
     pub params: Vec<Bits>,
-    /// Flows seen so far.
+    /// Flows seen so far. Code that writes a flow's `timers` directly calls
+    /// [`CcRuntime::timers_changed`] afterwards ([`crate::cc_timers`]).
     pub flows: BTreeMap<u64, CcFlow>,
+    /// The earliest time-timer firing of the flows, or a lower bound of it.
+    pub(crate) next_timer: NextTimer,
+}
+
+impl CcRuntime {
+    /// Says that flows' timers were written from outside the interpreter: the next event looks
+    /// at every flow again.
+    pub fn timers_changed(&mut self) {
+        self.next_timer = NextTimer::unknown();
+    }
 }
 
 /// The interpreter for one module.
@@ -80,6 +92,9 @@ pub struct Machine<'m> {
     pub scus: Vec<ScuRuntime>,
     /// Cc states by `CcId`.
     pub ccs: Vec<CcRuntime>,
+    /// Timer handlers run so far, over every cc and flow: a caller that feeds one flow's events
+    /// compares it before and after to know whether other flows' state may have changed.
+    pub cc_timer_firings: u64,
     /// Every notification raised so far.
     pub notifications: Vec<Notification>,
     /// How many of `notifications` the host has read through `Device::notifications`.
@@ -119,6 +134,7 @@ impl<'m> Machine<'m> {
                     .map(|p| Bits::from_biguint(width_of(&p.ty, module), &p.default.0))
                     .collect(),
                 flows: BTreeMap::new(),
+                next_timer: NextTimer::default(),
             })
             .collect();
         Machine {
@@ -126,6 +142,7 @@ impl<'m> Machine<'m> {
             program: Program::new(module),
             scus,
             ccs,
+            cc_timer_firings: 0,
             notifications: Vec::new(),
             notifications_read: 0,
             trace: false,

@@ -70,6 +70,7 @@ pub fn carry(old: &mut CcUnit, new: &mut CcUnit, now_ns: u64) -> CarryPlan {
             }
             rt.flows.insert(flow, f);
         }
+        rt.timers_changed();
     });
     plan
 }

@@ -1,5 +1,7 @@
 //! `rates.svg`/`.png`: every flow's controller output over time (rate in Gb/s, or window in KB
-//! for window controllers), one line per flow, drawn while the flow is active.
+//! for window controllers), one line per flow, drawn while the flow is active. The output is the
+//! one that paces the flow, so after a hot swap (`--swap`) the lines are the new controller's; a
+//! dashed vertical line marks the instant the standby took over.
 
 use super::frame::{self, Entry, TimeAxis, MAX_POINTS};
 use super::render::{DrawResult, Figure};
@@ -11,6 +13,9 @@ use plotters::prelude::*;
 /// Most points drawn over all lines together (so thousands of flows stay a sane file).
 const POINT_BUDGET: usize = 200_000;
 
+/// The hot-swap marker.
+const SWAP_COLOR: RGBColor = RGBColor(90, 90, 90);
+
 /// The figure, its lines in axis units.
 pub struct Rates {
     title: String,
@@ -18,6 +23,8 @@ pub struct Rates {
     time: TimeAxis,
     x_max: f64,
     lines: Vec<Vec<(f64, f64)>>,
+    /// Where the standby took over (axis units) and its cc's name.
+    swap: Option<(f64, String)>,
 }
 
 impl Rates {
@@ -46,6 +53,10 @@ impl Rates {
             time,
             x_max: summary.duration_us / time.per_unit,
             lines,
+            swap: summary.swap.as_ref().and_then(|s| {
+                let at = s.switched_at_us? / time.per_unit;
+                Some((at, s.to_cc.clone()))
+            }),
         }
     }
 
@@ -61,7 +72,14 @@ impl Rates {
                 label: format!("flow {i}"),
             })
             .collect();
-        frame::capped(entries, "flows")
+        let mut entries = frame::capped(entries, "flows");
+        if let Some((_, to)) = &self.swap {
+            entries.push(Entry {
+                color: Some(SWAP_COLOR),
+                label: format!("swap to `{to}`"),
+            });
+        }
+        entries
     }
 }
 
@@ -90,6 +108,11 @@ impl Figure for Rates {
             }
             let style = frame::series_color(i).stroke_width(width);
             chart.draw_series(LineSeries::new(line.iter().copied(), style))?;
+        }
+        if let Some((at, _)) = &self.swap {
+            let ends = [(*at, 0.0), (*at, frame::headroom(self.y_max()).end)];
+            let style = SWAP_COLOR.stroke_width(1);
+            chart.draw_series(DashedLineSeries::new(ends, 8, 6, style))?;
         }
         frame::legend(&column, &entries)
     }
