@@ -7,6 +7,7 @@
 
 use super::font::FAMILY;
 use super::render::SIZE;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -112,6 +113,34 @@ pub fn legend<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// The chart every time plot draws on: x from 0 to `x_max` in `time`'s unit, y from 0 with
+/// headroom over `y_max`, the mesh with both axes described and ticks formatted by [`tick`].
+pub fn time_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    time: &TimeAxis,
+    x_max: f64,
+    (y_max, y_desc): (f64, &str),
+    y_label_area: u32,
+) -> Result<TimeChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut chart = ChartBuilder::on(area)
+        .x_label_area_size(50)
+        .y_label_area_size(y_label_area)
+        .build_cartesian_2d(0.0..x_max, headroom(y_max))?;
+    chart
+        .configure_mesh()
+        .x_desc(time.desc())
+        .y_desc(y_desc)
+        .label_style(label_style())
+        .axis_desc_style(label_style())
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .draw()?;
+    Ok(chart)
+}
+
+/// A chart with linear time and value axes.
+pub type TimeChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// How the time axis is labelled: microseconds, or milliseconds for runs of 2 ms or more.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -68,19 +68,8 @@ impl Figure for Queue {
         let area = frame::titled(root, &self.title)?;
         let entries = self.legend();
         let (area, column) = frame::beside_legend(&area, &entries);
-        let mut chart = ChartBuilder::on(&area)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0.0..self.x_max, frame::headroom(self.y_max()))?;
-        chart
-            .configure_mesh()
-            .x_desc(self.time.desc())
-            .y_desc("queue (KB)")
-            .label_style(frame::label_style())
-            .axis_desc_style(frame::label_style())
-            .x_label_formatter(&|v| frame::tick(*v))
-            .y_label_formatter(&|v| frame::tick(*v))
-            .draw()?;
+        let y = (self.y_max(), "queue (KB)");
+        let mut chart = frame::time_chart(&area, &self.time, self.x_max, y, 80)?;
         if let Some((kmin, kmax)) = self.thresholds {
             for (k, color) in [(kmin, KMIN_COLOR), (kmax, KMAX_COLOR)] {
                 let ends = [(0.0, k), (self.x_max, k)];

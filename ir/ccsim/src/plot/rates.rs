@@ -88,19 +88,8 @@ impl Figure for Rates {
         let area = frame::titled(root, &self.title)?;
         let entries = self.legend();
         let (area, column) = frame::beside_legend(&area, &entries);
-        let mut chart = ChartBuilder::on(&area)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..self.x_max, frame::headroom(self.y_max()))?;
-        chart
-            .configure_mesh()
-            .x_desc(self.time.desc())
-            .y_desc(self.y_desc)
-            .label_style(frame::label_style())
-            .axis_desc_style(frame::label_style())
-            .x_label_formatter(&|v| frame::tick(*v))
-            .y_label_formatter(&|v| frame::tick(*v))
-            .draw()?;
+        let y = (self.y_max(), self.y_desc);
+        let mut chart = frame::time_chart(&area, &self.time, self.x_max, y, 70)?;
         let width = if self.lines.len() > 16 { 1 } else { 2 };
         for (i, line) in self.lines.iter().enumerate() {
             if line.is_empty() {
