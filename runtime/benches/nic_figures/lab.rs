@@ -164,6 +164,12 @@ impl Lab {
                 "dev",
                 &lab.near,
             ])?;
+        } else {
+            // Linux answers ARP for any local address on any interface: without this the host
+            // namespace's kernel answers for the TAP's address on the NIC's port and the far host
+            // talks to it directly, past the emulated NIC, and the figures measure the kernel.
+            let arp_ignore = format!("net.ipv4.conf.{}.arp_ignore=8", lab.near);
+            ip(&["netns", "exec", &lab.host, "sysctl", "-qw", &arp_ignore])?;
         }
         Ok(lab)
     }
