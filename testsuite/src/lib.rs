@@ -28,3 +28,5 @@
 //! committed.
 
 #![deny(missing_docs)]
+
+pub mod smith;
