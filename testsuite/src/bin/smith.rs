@@ -2,7 +2,7 @@
 //! them on the chosen backends, minimises and writes every finding, and prints one line per
 //! finding and a final `N programs, N mismatches` line; exit 1 on any finding.
 //!
-//! `smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize]`
+//! `smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize] [--show]`
 
 use scenic_testsuite::smith::{self, Backend};
 use std::path::PathBuf;
@@ -15,6 +15,7 @@ struct Args {
     stats: bool,
     out: PathBuf,
     minimize: bool,
+    show: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -24,6 +25,7 @@ fn parse_args() -> Result<Args, String> {
         stats: false,
         out: PathBuf::from("smith-out"),
         minimize: true,
+        show: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -41,9 +43,10 @@ fn parse_args() -> Result<Args, String> {
             }
             "--stats" => args.stats = true,
             "--no-minimize" => args.minimize = false,
+            "--show" => args.show = true,
             "--out" => args.out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
             "-h" | "--help" => {
-                return Err("usage: smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize]".into())
+                return Err("usage: smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize] [--show]".into())
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -66,6 +69,9 @@ fn main() -> ExitCode {
     let (mut programs, mut findings, mut unchecked) = (0u64, 0u64, 0u64);
     for seed in args.seeds.clone() {
         let report = smith::run_seed(seed, &args.backends);
+        if args.show {
+            show(&report);
+        }
         stats.merge(&report.case.stats);
         if let Some(diags) = &report.check_error {
             unchecked += 1;
@@ -135,5 +141,22 @@ fn write(dir: &std::path::Path, seed: u64, repro: &smith::Reproduction) -> Strin
         format!("; written {}", sn.display())
     } else {
         format!("; could not write {}", sn.display())
+    }
+}
+
+/// `--show`: the program, its inputs as STF and the reference transcript.
+fn show(report: &smith::SeedReport) {
+    println!("{}", report.case.program.source);
+    if let Ok(module) = smith::lower(&report.case.program.source) {
+        if let Ok(t) = smith::transcript(
+            &module,
+            &module,
+            &report.case,
+            &report.case.ops,
+            "the reference",
+        ) {
+            println!("--- STF\n{}", t.stf.join("\n"));
+            println!("--- transcript\n{}", t.lines.join("\n"));
+        }
     }
 }

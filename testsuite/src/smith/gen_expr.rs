@@ -45,6 +45,8 @@ pub struct Gen {
     pub env: Env,
     /// The next fresh-name number.
     next_name: u32,
+    /// Calls being generated inside one another (bounds the recursion of call arguments).
+    nest: u32,
 }
 
 impl Gen {
@@ -56,6 +58,7 @@ impl Gen {
             stats: Stats::default(),
             env: Env::default(),
             next_name: 0,
+            nest: 0,
         }
     }
 
@@ -200,21 +203,50 @@ impl Gen {
 
     /// A typed run-time `bit<K>` expression: a `bit` variable, or another scalar cast to one.
     pub fn source_bits(&mut self) -> String {
-        let bits: Vec<(String, Ty)> = self
+        if self.nest < 2 && self.rng.chance(1, 8) {
+            if let Some(call) = self.bits_call() {
+                return call;
+            }
+        }
+        let vars: Vec<(String, Ty)> = self
             .env
             .vars
             .iter()
-            .filter(|v| !v.konst && matches!(v.ty, Ty::Bit(_) | Ty::Int(_)))
+            .filter(|v| !v.konst && v.ty.is_scalar() && !matches!(v.ty, Ty::Enum(_)))
             .map(|v| (v.name.clone(), v.ty.clone()))
             .collect();
-        if bits.is_empty() {
+        if vars.is_empty() {
             return "(0 as bit<8>)".into();
         }
-        let (name, ty) = self.rng.pick(&bits);
+        let (name, ty) = self.rng.pick(&vars);
         match ty {
             Ty::Int(n) => format!("({name} as bit<{n}>)"),
+            Ty::Bool => format!("({name} as bit<1>)"),
+            Ty::Unit(_) => format!("({name} as bit<64>)"),
+            Ty::Fixed(..) => format!("({name} as bit<16>)"),
             _ => name,
         }
+    }
+
+    /// A call of a function returning a `bit`/`int` value, as a `bit`: a call with effects (an scu
+    /// function writing CSRs and maps) in an index or operand, where evaluation order matters.
+    fn bits_call(&mut self) -> Option<String> {
+        let fns: Vec<_> = self
+            .env
+            .fns
+            .iter()
+            .filter(|f| matches!(f.ret, Some(Ty::Bit(_))))
+            .cloned()
+            .collect();
+        if fns.is_empty() {
+            return None;
+        }
+        let f = self.rng.pick(&fns);
+        self.stats.hit("expr.call.in-operand");
+        self.nest += 1;
+        let args: Vec<String> = f.params.iter().map(|p| self.expr(p, 1).text).collect();
+        self.nest -= 1;
+        Some(format!("{}({})", f.name, args.join(", ")))
     }
 
     /// A read (or, with `place`, an assignable place) of type `ty`: a variable or a field or
@@ -286,9 +318,11 @@ impl Gen {
 
     /// A right operand of a binary operator on `ty`: any expression, but run-time when `left` is
     /// a constant.
-    fn right(&mut self, ty: &Ty, left: &Ex, depth: u32) -> Ex {
+    pub fn right(&mut self, ty: &Ty, left: &Ex, depth: u32) -> Ex {
         let r = self.expr(ty, depth);
-        if left.konst && r.konst {
+        // Both constant is an exact constant expression (§4.15); an `if` of literals has no
+        // type where the operator gives none (`x / if c { 1 } else { 2 }` is E0209).
+        if (left.konst && r.konst) || (!r.typed && r.text.starts_with("(if")) {
             self.atom(ty)
         } else {
             r
@@ -459,7 +493,8 @@ impl Gen {
         Some(Ex {
             text: format!("(if {} {{ {} }} else {{ {} }})", c.text, a.text, b.text),
             konst: c.konst && a.konst && b.konst,
-            typed: a.typed || b.typed,
+            // The checker types the `then` branch first: an untyped `if` there stays untyped.
+            typed: a.typed || (b.typed && !a.text.starts_with("(if")),
         })
     }
 
@@ -650,11 +685,13 @@ impl Gen {
         }
         self.stats.hit("expr.call");
         let f = self.rng.pick(&fns);
+        self.nest += 1;
         let args: Vec<String> = f
             .params
             .iter()
             .map(|p| self.expr(p, depth - 1).text)
             .collect();
+        self.nest -= 1;
         Some(Ex::run(format!("{}({})", f.name, args.join(", "))))
     }
 }

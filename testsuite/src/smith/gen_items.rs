@@ -176,6 +176,11 @@ impl Gen {
         fns
     }
 
+    /// [`Gen::early_return`], for scu functions.
+    pub fn early_return_pub(&mut self, out: &mut Lines, ret: &Ty) {
+        self.early_return(out, ret);
+    }
+
     /// Sometimes an `if c { return e; }` before the function's last statement.
     fn early_return(&mut self, out: &mut Lines, ret: &Ty) {
         if self.rng.chance(1, 3) {

@@ -95,6 +95,7 @@ impl Gen {
         if self.rng.chance(1, 2) {
             self.parser_error(out, &se, &errors);
         }
+        self.scu_functions(out, &mut se);
         let tables = self.tables(out, &se, info);
         self.control(out, &se, &tables);
         for _ in 0..self.rng.below(3) {
@@ -435,6 +436,57 @@ impl Gen {
         }
     }
 
+    /// Scu functions with effects: they write CSRs, use maps and notify, so they may be called
+    /// from the control, actions and `every` (language.md §6.4), and inlining must keep their
+    /// effects in order.
+    fn scu_functions(&mut self, out: &mut Lines, se: &mut ScuEnv) {
+        for _ in 0..self.rng.below(3) {
+            let name = self.fresh("sf");
+            let mut env = se.base.clone();
+            for (c, t, assignable) in &se.csrs {
+                env.add(c.clone(), t.clone(), *assignable);
+            }
+            let params: Vec<Ty> = (0..self.rng.range(1, 2))
+                .map(|_| Ty::Bit(self.rng.pick(&[4u32, 8, 16])))
+                .collect();
+            let ret = self
+                .rng
+                .chance(2, 3)
+                .then(|| Ty::Bit(self.rng.pick(&[2u32, 3, 8, 16])));
+            env.ctx = Ctx {
+                maps: true,
+                notify: true,
+                ret: ret.clone(),
+                ..Ctx::default()
+            };
+            self.env = env;
+            let mut ps = Vec::new();
+            for p in &params {
+                let pn = self.fresh("p");
+                ps.push(format!("{pn}: {}", self.ty(p)));
+                self.env.add(pn, p.clone(), false);
+            }
+            self.stats.hit(if ret.is_some() {
+                "scu.fn.effects"
+            } else {
+                "scu.fn.effects-void"
+            });
+            match &ret {
+                Some(r) => out.open(format!("fn {name}({}) -> {} {{", ps.join(", "), self.ty(r))),
+                None => out.open(format!("fn {name}({}) {{", ps.join(", "))),
+            }
+            let n = self.rng.range(1, 4) as u32;
+            self.stmts(out, n, 2);
+            if let Some(r) = &ret {
+                self.early_return_pub(out, r);
+                let e = self.expr(r, 2);
+                out.line(format!("return {};", e.text));
+            }
+            out.close("}");
+            se.base.fns.push(FnSig { name, params, ret });
+        }
+    }
+
     fn control_ctx() -> Ctx {
         Ctx {
             maps: true,
@@ -651,10 +703,11 @@ impl Gen {
             for _ in 0..n_entries {
                 let pats: Vec<String> = keys.iter().map(|k| self.entry_pattern(k)).collect();
                 // A repeated key is E0102 (not only W0006 as language.md §7.9.5 says).
-                if seen.contains(&pats) {
+                let key: Vec<String> = pats.iter().map(|p| normalise_hex(p)).collect();
+                if seen.contains(&key) {
                     continue;
                 }
-                seen.push(pats.clone());
+                seen.push(key);
                 let (a, ps) = self.rng.pick(&actions);
                 let args: Vec<String> = ps
                     .iter()
@@ -749,4 +802,16 @@ impl Gen {
         }
         out.close("}");
     }
+}
+
+/// A pattern with its hexadecimal literals written in decimal, to compare entries' keys.
+fn normalise_hex(pattern: &str) -> String {
+    pattern
+        .split(' ')
+        .map(|tok| match tok.strip_prefix("0x") {
+            Some(h) => u128::from_str_radix(h, 16).map_or(tok.to_string(), |v| v.to_string()),
+            None => tok.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

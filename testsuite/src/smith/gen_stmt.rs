@@ -177,7 +177,12 @@ impl Gen {
                 }
             }
         } else {
-            self.expr(&ty, depth).text
+            let typed_place = super::gen_expr::Ex {
+                text: place.clone(),
+                konst: false,
+                typed: true,
+            };
+            self.right(&ty, &typed_place, depth).text
         };
         out.line(format!("{place} {op} {rhs};"));
     }
