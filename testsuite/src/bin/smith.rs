@@ -68,7 +68,15 @@ fn main() -> ExitCode {
     let mut stats = smith::stats::Stats::default();
     let (mut programs, mut findings, mut unchecked) = (0u64, 0u64, 0u64);
     for seed in args.seeds.clone() {
+        if seed % 1000 == 0 {
+            eprintln!("[{:.0} s] seed {seed}", start.elapsed().as_secs_f64());
+        }
+        let began = Instant::now();
         let report = smith::run_seed(seed, &args.backends);
+        let took = began.elapsed().as_secs_f64();
+        if took > 2.0 {
+            eprintln!("seed {seed} took {took:.1} s");
+        }
         if args.show {
             show(&report);
         }

@@ -207,7 +207,12 @@ pub fn apply_variant(module: &Module, variant: &str) -> Result<Module, Finding> 
     let pm = scenic_opt::PassManager::with_default_passes();
     let names = pm.expand(&[variant]).unwrap_or_default();
     for name in names {
+        let began = std::time::Instant::now();
         let ran = catch_unwind(AssertUnwindSafe(|| pm.run_pass(name, &mut m)));
+        let took = began.elapsed().as_secs_f64();
+        if took > 1.0 {
+            eprintln!("  pass `{name}` of `{variant}` took {took:.1} s");
+        }
         match ran {
             Ok(_) => {}
             Err(p) => {
@@ -270,14 +275,20 @@ pub fn compare_variant(
     ops: &[Op],
     variant: &str,
 ) -> Option<Finding> {
+    let began = std::time::Instant::now();
     let vm = match apply_variant(module, variant) {
         Ok(vm) => vm,
         Err(f) => return Some(f),
     };
+    let passes = began.elapsed().as_secs_f64();
     let t = match transcript(&vm, module, case, ops, &format!("`{variant}`")) {
         Ok(t) => t,
         Err(f) => return Some(f),
     };
+    let total = began.elapsed().as_secs_f64();
+    if total > 1.0 {
+        eprintln!("  `{variant}` took {total:.1} s ({passes:.1} s in the passes)");
+    }
     first_difference(reference, &t).map(|(reference, observed)| Finding::Mismatch {
         variant: variant.to_string(),
         reference,
@@ -351,11 +362,10 @@ pub fn reproduction(
     source: &str,
     ops: &[Op],
 ) -> Reproduction {
+    let variant = finding.variant();
     let header = format!(
-        "// scenic-smith seed {seed}: {}\n// Reproduce: scenicc test mismatch-{seed}.sn mismatch-{seed}.stf passes on the reference\n// interpreter; the module after `{}` differs (smith --seeds {seed}..{}).\n",
+        "// scenic-smith seed {seed}: {}\n// `scenicc test mismatch-{seed}.sn mismatch-{seed}.stf` passes on the reference interpreter;\n// `scenicc test --passes {variant} mismatch-{seed}.sn mismatch-{seed}.stf` shows the difference.\n",
         finding.describe().replace('\n', " "),
-        finding.variant(),
-        seed + 1
     );
     let mut stf =
         format!("# scenic-smith seed {seed}: expectations from the reference interpreter\n");
@@ -367,7 +377,7 @@ pub fn reproduction(
                 stf.push('\n');
             }
             let passes_on_reference = scenic_sim::stf::run_text(&module, &stf, None).ok();
-            let fails_on_variant = apply_variant(&module, finding.variant())
+            let fails_on_variant = apply_variant(&module, variant)
                 .map(|vm| {
                     catch_unwind(AssertUnwindSafe(|| {
                         !scenic_sim::stf::run_text(&vm, &stf, None).ok()
