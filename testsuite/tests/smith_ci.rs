@@ -61,7 +61,11 @@ fn a_short_campaign_finds_no_difference() {
         .copied()
         .filter(|c| stats.count(c) == 0)
         .collect();
-    assert!(missing.is_empty(), "never emitted: {missing:?}\n{}", stats.table());
+    assert!(
+        missing.is_empty(),
+        "never emitted: {missing:?}\n{}",
+        stats.table()
+    );
 }
 
 #[test]
@@ -72,5 +76,8 @@ fn generation_is_deterministic_per_seed() {
         assert_eq!(a.program.source, b.program.source);
         assert_eq!(format!("{:?}", a.ops), format!("{:?}", b.ops));
     }
-    assert_ne!(smith::generate(1).program.source, smith::generate(2).program.source);
+    assert_ne!(
+        smith::generate(1).program.source,
+        smith::generate(2).program.source
+    );
 }

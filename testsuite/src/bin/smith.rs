@@ -97,28 +97,8 @@ fn main() -> ExitCode {
             continue;
         }
         programs += 1;
-        // One reproduction per seed: the first finding (the others are usually the same bug
-        // seen through `all` and the pass alone).
-        if let Some(f) = report.findings.first() {
+        if report_finding(&args, seed, &report) {
             findings += 1;
-            let (source, ops) = if args.minimize {
-                smith::minimize::minimize(&report.case, f, 3000)
-            } else {
-                (report.case.program.source.clone(), report.case.ops.clone())
-            };
-            let repro = smith::reproduction(&report.case, seed, f, &source, &ops);
-            let written = write(&args.out, seed, &repro);
-            println!(
-                "seed {seed}: {} ({} more findings){}{}",
-                f.describe().replace('\n', " "),
-                report.findings.len() - 1,
-                written,
-                if repro.stf_reproduces {
-                    ""
-                } else {
-                    " [the STF alone does not show it]"
-                }
-            );
         }
     }
     let secs = start.elapsed().as_secs_f64();
@@ -137,6 +117,33 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Minimises and writes the seed's first finding (the others are usually the same bug seen
+/// through `all` and the pass alone), and prints its line; whether there was one.
+fn report_finding(args: &Args, seed: u64, report: &smith::SeedReport) -> bool {
+    let Some(f) = report.findings.first() else {
+        return false;
+    };
+    let (source, ops) = if args.minimize {
+        smith::minimize::minimize(&report.case, f, 3000)
+    } else {
+        (report.case.program.source.clone(), report.case.ops.clone())
+    };
+    let repro = smith::reproduction(&report.case, seed, f, &source, &ops);
+    let written = write(&args.out, seed, &repro);
+    println!(
+        "seed {seed}: {} ({} more findings){}{}",
+        f.describe().replace('\n', " "),
+        report.findings.len() - 1,
+        written,
+        if repro.stf_reproduces {
+            ""
+        } else {
+            " [the STF alone does not show it]"
+        }
+    );
+    true
 }
 
 fn write(dir: &std::path::Path, seed: u64, repro: &smith::Reproduction) -> String {

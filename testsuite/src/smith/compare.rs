@@ -38,6 +38,23 @@ fn port(d: &Destination) -> u32 {
 }
 
 impl Transcript {
+    /// What input `i`, a packet, did.
+    fn packet(&mut self, i: usize, out: &scenic_interp::PacketOutcome) {
+        for (d, b) in &out.outputs {
+            self.lines.push(format!("{i}: out {} {}", port(d), hex(b)));
+            self.stf.push(if b.is_empty() {
+                format!("expect {}", port(d))
+            } else {
+                format!("expect {} {} $", port(d), hex(b))
+            });
+        }
+        if let Some(r) = &out.dropped {
+            self.lines.push(format!("{i}: dropped {r}"));
+        }
+        self.notes(&out.notifications);
+        self.stf.push("wait".into());
+    }
+
     fn notes(&mut self, ns: &[Notification]) {
         for n in ns {
             let to = if n.to_arm { "arm" } else { "host" };
@@ -64,19 +81,7 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
                 let Some(scu) = scu else { continue };
                 push_cmd(&mut t, cmd);
                 let out = m.process_packet(scu, bytes, *p, now);
-                for (d, b) in &out.outputs {
-                    t.lines.push(format!("{i}: out {} {}", port(d), hex(b)));
-                    t.stf.push(if b.is_empty() {
-                        format!("expect {}", port(d))
-                    } else {
-                        format!("expect {} {} $", port(d), hex(b))
-                    });
-                }
-                if let Some(r) = &out.dropped {
-                    t.lines.push(format!("{i}: dropped {r}"));
-                }
-                t.notes(&out.notifications);
-                t.stf.push("wait".into());
+                t.packet(i, &out);
             }
             Op::Time(ns) => {
                 now = *ns;

@@ -176,13 +176,8 @@ impl Gen {
         fns
     }
 
-    /// [`Gen::early_return`], for scu functions.
-    pub fn early_return_pub(&mut self, out: &mut Lines, ret: &Ty) {
-        self.early_return(out, ret);
-    }
-
     /// Sometimes an `if c { return e; }` before the function's last statement.
-    fn early_return(&mut self, out: &mut Lines, ret: &Ty) {
+    pub fn early_return(&mut self, out: &mut Lines, ret: &Ty) {
         if self.rng.chance(1, 3) {
             self.stats.hit("stmt.early-return");
             let c = self.bool_cond(1);

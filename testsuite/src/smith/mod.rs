@@ -14,7 +14,7 @@
 //! issue 14 add `hls-csim` and `p4` as more [`Backend`]s compared against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
-//! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu` (the
+//! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`, `gen_table` (the
 //! generator), `env` (scopes), `program` (what a program offers its inputs), `inputs`,
 //! `compare`, `minimize`, `stats`.
 
@@ -24,6 +24,7 @@ pub mod gen_expr;
 pub mod gen_items;
 pub mod gen_scu;
 pub mod gen_stmt;
+pub mod gen_table;
 pub mod gen_types;
 pub mod inputs;
 pub mod minimize;
