@@ -9,7 +9,7 @@
 use scenic_testsuite::smith::{self, stats::Stats, Backend};
 
 /// Seeds of the campaign: small enough for a debug build to finish well under a minute.
-const SEEDS: std::ops::Range<u64> = 0..60;
+const SEEDS: std::ops::Range<u64> = 0..150;
 
 /// Constructs the campaign must have emitted at least once.
 const REQUIRED: &[&str] = &[
