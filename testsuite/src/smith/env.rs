@@ -100,6 +100,8 @@ pub struct Env {
     pub headers: Vec<String>,
     /// Counters: name and cell count.
     pub counters: Vec<(String, u32)>,
+    /// Meters: name and bucket count.
+    pub meters: Vec<(String, u32)>,
     /// What the context allows.
     pub ctx: Ctx,
 }

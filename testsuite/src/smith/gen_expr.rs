@@ -532,6 +532,17 @@ impl Gen {
                 let k = self.typed_expr(&Ty::Bit(m.key_width), depth - 1);
                 Ex::run(format!("{}.contains({})", m.name, k.text))
             }
+            7 if self.env.ctx.packet_control && !self.env.meters.is_empty() => {
+                self.stats.hit("expr.meter.exceeds");
+                let (m, n) = self.rng.pick(&self.env.meters.clone());
+                let len = self.typed_expr(&Ty::Bit(16), depth - 1).text;
+                if n == 1 {
+                    Ex::run(format!("{m}.exceeds({len})"))
+                } else {
+                    let i = self.index(n);
+                    Ex::run(format!("{m}[{i}].exceeds({len})"))
+                }
+            }
             7 => self.cast_to(&Ty::Bool, depth)?,
             _ => self.if_expr(&Ty::Bool, depth)?,
         })

@@ -2,7 +2,7 @@
 //! an aggregate field, a parser with `extract`, `lookahead`, value/range/mask/tuple selects,
 //! `reject` with declared errors and a stack loop, `on parser_error`, tables of every match kind
 //! with constant entries (and a `size` so the host adds more), action members, maps of every
-//! kind, counters, scu functions, the control (each table applied at most once, E0405),
+//! kind, counters, meters, scu functions, the control (each table applied at most once, E0405),
 //! `every` blocks and a deparser. Tables and actions are in `gen_table.rs`.
 
 use super::env::{Ctx, Env, FnSig, MapKind, MapSig};
@@ -433,6 +433,26 @@ impl Gen {
             }
             info.counters.push((name.clone(), n));
             se.base.counters.push((name, n));
+        }
+        for _ in 0..self.rng.below(2) {
+            let name = self.fresh("mt");
+            let n = self.rng.pick(&[1u32, 2, 4]);
+            let cells = if n == 1 {
+                String::new()
+            } else {
+                format!("[{n}]")
+            };
+            // Without rate and burst a bucket never exceeds (language.md §7.13).
+            let config = if self.rng.chance(3, 4) {
+                let rate = self.rng.pick(&["1Mbps", "100Mbps", "10Gbps"]);
+                let burst = self.rng.pick(&["64B", "1500B", "4KiB"]);
+                format!(" rate {rate} burst {burst}")
+            } else {
+                String::new()
+            };
+            self.stats.hit("scu.meter");
+            out.line(format!("meter {name}: token_bucket{cells}{config};"));
+            se.base.meters.push((name, n));
         }
     }
 
