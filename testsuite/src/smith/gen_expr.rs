@@ -219,6 +219,7 @@ impl Gen {
             return "(0 as bit<8>)".into();
         }
         let (name, ty) = self.rng.pick(&vars);
+        let name = self.resolve(&name);
         match ty {
             Ty::Int(n) => format!("({name} as bit<{n}>)"),
             Ty::Bool => format!("({name} as bit<1>)"),
@@ -262,7 +263,8 @@ impl Gen {
         if roots.is_empty() {
             return None;
         }
-        let (mut text, mut cur) = self.rng.pick(&roots);
+        let (text, mut cur) = self.rng.pick(&roots);
+        let mut text = self.resolve(&text);
         while &cur != ty || (self.rng.chance(1, 3) && self.decls.contains_strictly(&cur, ty)) {
             match cur.clone() {
                 Ty::Struct(s) => {
@@ -286,6 +288,30 @@ impl Gen {
             }
         }
         Some(text)
+    }
+
+    /// A variable's text with a header stack's index drawn: `hs[#N].f` becomes `hs[i].f` with
+    /// an index into N elements.
+    pub fn resolve(&mut self, name: &str) -> String {
+        let Some((head, rest)) = name.split_once("[#") else {
+            return name.to_string();
+        };
+        let Some((n, tail)) = rest.split_once(']') else {
+            return name.to_string();
+        };
+        let n: u32 = n.parse().unwrap_or(1);
+        self.stats.hit("place.header-stack-element");
+        // Indices of indices stop at a constant: run-time indices read variables, which may be
+        // stack fields again.
+        let i = if self.nest >= 2 {
+            format!("{}", self.rng.below(u64::from(n)))
+        } else {
+            self.nest += 1;
+            let i = self.index(n);
+            self.nest -= 1;
+            i
+        };
+        format!("{head}[{i}]{tail}")
     }
 
     /// An index into an array of `n` elements: a constant, a loop variable or a run-time `bit<K>`

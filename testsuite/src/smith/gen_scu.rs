@@ -70,9 +70,15 @@ impl Gen {
             };
             for e in elems {
                 se.base.headers.push(e.clone());
-                for (f, w) in fields {
-                    se.fields.push((format!("{e}.{f}"), *w));
-                }
+            }
+            // A stack's fields are one variable each, `hs[#N].f`: the index is drawn (constant,
+            // loop variable or run-time) where it is used, like an array's (`Gen::resolve`).
+            let root = match i.stack {
+                Some(n) => format!("{}[#{n}]", i.name),
+                None => i.name.clone(),
+            };
+            for (f, w) in fields {
+                se.fields.push((format!("{root}.{f}"), *w));
             }
         }
         info.header_bytes = insts
@@ -581,6 +587,7 @@ impl Gen {
         for (n, k) in order.into_iter().enumerate() {
             if n == 0 && self.rng.chance(1, 3) {
                 let (f, w) = self.rng.pick(&se.fields);
+                let f = self.resolve(&f);
                 let e = self.expr(&Ty::Bit(w), 2);
                 self.stats.hit("scu.deparser.assign");
                 out.line(format!("{f} = {};", e.text));

@@ -110,7 +110,8 @@ impl Gen {
         if roots.is_empty() {
             return None;
         }
-        let (mut text, mut ty) = self.rng.pick(&roots);
+        let (text, mut ty) = self.rng.pick(&roots);
+        let mut text = self.resolve(&text);
         let mut nested = 0;
         loop {
             let descend = self.rng.chance(3, 4);
