@@ -33,6 +33,10 @@ const REQUIRED: &[&str] = &[
     "scu.map.lru_hash",
     "scu.every",
     "parser.select.tuple",
+    "place.header-stack-element",
+    "scu.meter",
+    "scu.fn.effects",
+    "expr.call.in-operand",
     "cc.timer",
     "stmt.restart",
 ];
