@@ -36,6 +36,11 @@ pub struct TestArgs {
     /// The engine that runs the tests.
     #[arg(long, value_enum, default_value_t = Backend::Interp)]
     pub backend: Backend,
+    /// Interp: passes or aliases to run on the IR first, in order, comma-separated (as `scenicc
+    /// emit ir --passes`): the tests then check the optimised program, which must behave exactly
+    /// like the original (scenic-smith's reproductions use this, docs/fuzzing.md).
+    #[arg(long, value_name = "PASS,...", value_delimiter = ',')]
+    pub passes: Vec<String>,
     /// The scu that receives `packet` and `words` commands (default: the first one).
     #[arg(long, value_name = "NAME")]
     pub scu: Option<String>,
@@ -43,6 +48,30 @@ pub struct TestArgs {
     /// scripts/fetch-ap-types.sh).
     #[arg(long, value_name = "DIR")]
     pub ap_types: Option<PathBuf>,
+}
+
+/// Runs `passes` on `module` as `scenicc emit ir --passes` does, validating after each.
+fn run_passes(
+    mut module: scenic_ir::program::Module,
+    passes: &[String],
+    output: &Output,
+) -> Result<scenic_ir::program::Module, ExitCode> {
+    if passes.is_empty() {
+        return Ok(module);
+    }
+    let manager = scenic_opt::PassManager::with_default_passes();
+    let names: Vec<&str> = passes.iter().map(|p| p.trim()).collect();
+    if let Err(source) = manager.expand(&names) {
+        return Err(output.fail(&crate::errors::EmitError::Passes { source }));
+    }
+    compile::validate(&module, "lowering", output)?;
+    for name in names {
+        if let Err(source) = manager.run_named(&mut module, &[name]) {
+            return Err(output.fail(&crate::errors::EmitError::Passes { source }));
+        }
+        compile::validate(&module, &format!("pass `{name}`"), output)?;
+    }
+    Ok(module)
 }
 
 /// Runs `scenicc test`.
@@ -60,6 +89,10 @@ pub fn run(args: &TestArgs, output: &Output, deny_warnings: bool) -> ExitCode {
     let reports = match args.backend {
         Backend::Interp => {
             let module = match compile::lower(&args.file, output, deny_warnings) {
+                Ok(module) => module,
+                Err(code) => return code,
+            };
+            let module = match run_passes(module, &args.passes, output) {
                 Ok(module) => module,
                 Err(code) => return code,
             };

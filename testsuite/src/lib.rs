@@ -1,7 +1,9 @@
 //! The scenic testsuite: tests across crates — golden diagnostics, mutation tests of the frontend,
 //! and `scenicc sim` on bad input, random packets and real Linux traffic.
 //!
-//! The crate has no code of its own; everything is in `tests/`:
+//! Its one library module is [`smith`], scenic-smith: a generator of random well-typed programs
+//! compared on the interpreter before and after the passes (binary `smith`, docs/fuzzing.md).
+//! Everything else is in `tests/`:
 //!
 //! - `tests/diagnostics/*.sn` are failing programs, one scenario per file, named
 //!   `<CODE>-<short-description>.sn` (for example `E0202-add-mismatched-widths.sn`). Each starts with a
@@ -20,6 +22,9 @@
 //!   network namespaces (root; skipped with a printed reason otherwise), checking outputs with an
 //!   independent parser (etherparse). `tests/support/` holds their helpers (docs/testing.md).
 //!
+//! - `tests/smith_ci.rs` runs a short fixed-seed scenic-smith campaign; `tests/smith_regressions.rs`
+//!   keeps the reproductions of the bugs it found (`tests/smith_regressions/*.sn` + `.stf`).
+//!
 //! To add a golden, write the `.sn` file and run
 //! `INSTA_UPDATE=always cargo test -p scenic-testsuite` (or `cargo insta test -p scenic-testsuite` and
 //! `cargo insta review` if cargo-insta is installed). The same command updates goldens after a
@@ -28,3 +33,5 @@
 //! committed.
 
 #![deny(missing_docs)]
+
+pub mod smith;

@@ -175,6 +175,13 @@ impl Lowerer<'_> {
                     bcx.body.types[id] = t.clone();
                     return id;
                 }
+                // A `bool` widens through `bit<1>`, the only cast it has (language.md §4.9):
+                // `notify(host, flag)` zero-extends the flag to Coyote's 32-bit value.
+                let id = if bcx.body.types[id] == Type::Bool && *t != Type::Bits(1) {
+                    self.add(bcx, Expr::Cast(id), Type::Bits(1), e)
+                } else {
+                    id
+                };
                 self.add(bcx, Expr::Cast(id), t.clone(), e)
             }
             _ => id,

@@ -7,7 +7,8 @@
 //!   scrutinee has effects keeps them as an `eval`; `if c {} else { ... }` becomes
 //!   `if !c { ... }`; an assignment of a place to itself (`x = x`) goes.
 //! - Locals nobody reads (parameters excepted): their `let`s and assignments go when the value
-//!   has no effect, and become `eval`s of the value when it has one.
+//!   has no effect, and become `eval`s of the value (and of an assigned place's indices) when it
+//!   has one.
 //! - Parser states the start state cannot reach, and functions no unit calls (directly or through
 //!   other functions).
 //!
@@ -21,7 +22,7 @@ use scenic_ir::body::{Block, Body, Expr, Place, Stmt, UnaryOp};
 use scenic_ir::entities::*;
 use scenic_ir::proc::compact::compact_code;
 use scenic_ir::proc::walk::{
-    child_blocks, child_blocks_mut, for_each_code, place_is_pure, place_local, purity,
+    child_blocks, child_blocks_mut, for_each_code, map_place, place_local, purity,
     reachable_states, retain_states, CodeMut,
 };
 use scenic_ir::program::Module;
@@ -194,27 +195,39 @@ fn drop_unread(
             for child in child_blocks_mut(&mut s) {
                 changed |= drop_unread(child, read, pure);
             }
-            let (value, place_pure) = match &s {
-                Stmt::Let(l, v) if !read[*l] => (*v, true),
+            let (value, indices) = match &s {
+                Stmt::Let(l, v) if !read[*l] => (*v, Vec::new()),
                 Stmt::Assign(p, v) if place_local(p).is_some_and(|l| !read[l]) => {
-                    (*v, place_is_pure(p, pure))
+                    (*v, place_indices(p))
                 }
                 _ => {
                     block.push(s, span);
                     continue;
                 }
             };
-            if !place_pure {
-                block.push(s, span);
-                continue;
-            }
             changed = true;
-            if !pure[value] {
-                block.push(Stmt::Eval(value), span);
+            // The local goes (its `let` too), so the assignment cannot stay even when an index
+            // has effects (`v.f[g()] = e`, language.md §5.2): keep the effects in their order,
+            // the value first, then the indices from the root outwards.
+            for e in std::iter::once(value).chain(indices) {
+                if !pure[e] {
+                    block.push(Stmt::Eval(e), span);
+                }
             }
         }
         changed
     })
+}
+
+/// The index expressions of a place, from the root outwards (the order they are evaluated in).
+fn place_indices(p: &Place) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    let mut p = p.clone();
+    map_place(&mut p, &mut |i| {
+        out.push(i);
+        i
+    });
+    out
 }
 
 /// Removes the functions no scu or cc code reaches, renumbering calls. Returns whether any went.

@@ -1,0 +1,299 @@
+//! Runs an input sequence on a lowered module in the reference interpreter and records every
+//! observable output as a transcript: packets out (destination and bytes), drops and their reason,
+//! notifications, the results of host operations, the controllers' outputs after each event,
+//! and at the end every CSR, counter cell, map entry and controller state. Two modules behave
+//! the same on the inputs exactly when their transcripts are equal.
+//!
+//! The reference run also writes the STF text that checks the same observations with
+//! `scenicc test` (what STF can express: packets, notifications, CSRs, counters, scalar maps,
+//! rates and windows).
+
+use super::inputs::{hex, Op};
+use super::program::ProgramInfo;
+use cranelift_entity::EntityRef;
+use num_bigint::BigUint;
+use scenic_interp::value::Value;
+use scenic_interp::{Destination, Machine, Notification};
+use scenic_ir::entities::ScuId;
+use scenic_ir::proc::bits::Bits;
+use scenic_ir::program::{KeyMatch, Module};
+
+/// What a run observed, and the STF that checks it.
+#[derive(Clone, Debug, Default)]
+pub struct Transcript {
+    /// One observation per line.
+    pub lines: Vec<String>,
+    /// STF commands and expectations.
+    pub stf: Vec<String>,
+}
+
+/// The STF port of a destination (docs/testing.md, "Ports and the order of things").
+fn port(d: &Destination) -> u32 {
+    match d {
+        Destination::Network(p) => u32::from(*p),
+        Destination::Host => 256,
+        Destination::Pass => 257,
+        Destination::Scu(s) => 512 + s.index() as u32,
+    }
+}
+
+impl Transcript {
+    /// What input `i`, a packet, did.
+    fn packet(&mut self, i: usize, out: &scenic_interp::PacketOutcome) {
+        for (d, b) in &out.outputs {
+            self.lines.push(format!("{i}: out {} {}", port(d), hex(b)));
+            self.stf.push(if b.is_empty() {
+                format!("expect {}", port(d))
+            } else {
+                format!("expect {} {} $", port(d), hex(b))
+            });
+        }
+        if let Some(r) = &out.dropped {
+            self.lines.push(format!("{i}: dropped {r}"));
+        }
+        self.notes(&out.notifications);
+        self.stf.push("wait".into());
+    }
+
+    fn notes(&mut self, ns: &[Notification]) {
+        for n in ns {
+            let to = if n.to_arm { "arm" } else { "host" };
+            self.lines.push(format!(
+                "notify {to} {} from {} at {}",
+                n.value, n.source, n.time_ns
+            ));
+            self.stf
+                .push(format!("expect_notify {to} {} from {}", n.value, n.source));
+        }
+    }
+}
+
+/// Runs `ops` on a fresh machine for `module`.
+pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -> Transcript {
+    let mut m = Machine::new(module);
+    let mut t = Transcript::default();
+    let scu = m.scu_by_name(&info.scu);
+    let mut now = 0u64;
+    for (i, op) in ops.iter().enumerate() {
+        let cmd = op.stf(info);
+        match op {
+            Op::Packet { port: p, bytes } => {
+                let Some(scu) = scu else { continue };
+                push_cmd(&mut t, cmd);
+                let out = m.process_packet(scu, bytes, *p, now);
+                t.packet(i, &out);
+            }
+            Op::Time(ns) => {
+                now = *ns;
+                push_cmd(&mut t, cmd);
+                let ns = m.advance_time(now);
+                t.notes(&ns);
+                t.stf.push("wait".into());
+            }
+            Op::SetCsr { name, value } => {
+                let Some(scu) = scu else { continue };
+                let ok = m.set_csr(scu, name, &BigUint::from(*value));
+                t.lines.push(format!("{i}: set_csr {name} {ok}"));
+                if ok {
+                    push_cmd(&mut t, cmd);
+                }
+            }
+            Op::AddEntry { .. } | Op::SetDefault { .. } => {
+                let Some(scu) = scu else { continue };
+                let ok = table_op(&mut m, scu, module, original, op);
+                t.lines.push(format!("{i}: table op {ok}"));
+                if ok {
+                    push_cmd(&mut t, cmd);
+                }
+            }
+            Op::MapWrite { map, key, value } => {
+                let Some(scu) = scu else { continue };
+                let ok = map_write(&mut m, scu, module, map, *key, *value);
+                t.lines.push(format!("{i}: map_write {ok}"));
+                if ok {
+                    push_cmd(&mut t, cmd);
+                }
+            }
+            Op::Event { cc, flow, event } => {
+                let Some(id) = m.cc_by_name(cc) else { continue };
+                push_cmd(&mut t, cmd.clone());
+                let ns = m.cc_event(id, *flow, *event, now);
+                t.notes(&ns);
+                let out = m.cc_output(id, *flow);
+                t.lines.push(format!("{i}: cc {cc} {flow} output {out:?}"));
+                if let (Some(v), Some(c)) = (out, info.ccs.iter().find(|c| &c.name == cc)) {
+                    if cmd.is_some() {
+                        let check = if c.output == "rate" {
+                            "check_rate"
+                        } else {
+                            "check_window"
+                        };
+                        t.stf.push(format!("{check} {cc} {flow} == {v}"));
+                    }
+                }
+                t.stf.push("wait".into());
+            }
+        }
+    }
+    final_state(&mut t, &m, module, info, scu);
+    t
+}
+
+fn push_cmd(t: &mut Transcript, cmd: Option<String>) {
+    match cmd {
+        Some(c) => t.stf.push(c),
+        None => t
+            .stf
+            .push("# (a bytes-sent event STF cannot express)".into()),
+    }
+}
+
+/// Adds an entry or sets a default; entries written for the source's keys are packed for a table
+/// whose keys `table-key-packing` joined.
+fn table_op(m: &mut Machine, scu: ScuId, module: &Module, original: &Module, op: &Op) -> bool {
+    match op {
+        Op::AddEntry {
+            table,
+            keys,
+            action,
+            args,
+            priority,
+        } => {
+            let keys = pack_keys(module, original, scu, table, keys);
+            m.add_entry(scu, table, &keys, action, args, priority.unwrap_or(0))
+                .is_ok()
+        }
+        Op::SetDefault {
+            table,
+            action,
+            args,
+        } => m.set_default(scu, table, action, args).is_ok(),
+        _ => false,
+    }
+}
+
+fn pack_keys(
+    module: &Module,
+    original: &Module,
+    scu: ScuId,
+    table: &str,
+    keys: &[KeyMatch],
+) -> Vec<KeyMatch> {
+    let find = |md: &Module| {
+        md.scus
+            .get(scu)
+            .and_then(|s| s.tables.values().find(|t| t.name == table).cloned())
+    };
+    match (find(module), find(original)) {
+        (Some(now), Some(before)) if now.keys.len() != before.keys.len() => {
+            scenic_opt::table_key_packing::pack_key_matches(&before, original, keys)
+                .unwrap_or_else(|| keys.to_vec())
+        }
+        _ => keys.to_vec(),
+    }
+}
+
+fn map_write(
+    m: &mut Machine,
+    scu: ScuId,
+    module: &Module,
+    map: &str,
+    key: u64,
+    value: u64,
+) -> bool {
+    let Some(def) = module.scus.get(scu) else {
+        return false;
+    };
+    let Some((id, md)) = def.maps.iter().find(|(_, x)| x.name == map) else {
+        return false;
+    };
+    let kw = scenic_interp::value::width_of(&md.key, module);
+    let vw = scenic_interp::value::width_of(&md.value, module);
+    let Some(state) = m
+        .scus
+        .get_mut(scu.index())
+        .and_then(|s| s.maps.get_mut(id.index()))
+    else {
+        return false;
+    };
+    state.insert(
+        Bits::from_u64(kw, key),
+        Value::Bits(Bits::from_u64(vw, value)),
+    )
+}
+
+fn final_state(
+    t: &mut Transcript,
+    m: &Machine,
+    module: &Module,
+    info: &ProgramInfo,
+    scu: Option<ScuId>,
+) {
+    if let Some(scu) = scu {
+        for c in &info.csrs {
+            let v = m.csr(scu, c).map(|b| b.to_biguint());
+            t.lines.push(format!("csr {c} = {v:?}"));
+            if let Some(v) = v {
+                t.stf.push(format!("check_csr {c} == {v}"));
+            }
+        }
+        for (c, n) in &info.counters {
+            for i in 0..*n as usize {
+                let cell = m.counter(scu, c, i);
+                t.lines.push(format!("counter {c}[{i}] = {cell:?}"));
+                if let Some(cell) = cell {
+                    t.stf.push(format!(
+                        "check_counter {c}({i}) packets == {}",
+                        cell.packets
+                    ));
+                    t.stf
+                        .push(format!("check_counter {c}({i}) bytes == {}", cell.bytes));
+                }
+            }
+        }
+        maps(t, m, module, info, scu);
+    }
+    for (cid, cc) in module.ccs.iter() {
+        if let Some(rt) = m.ccs.get(cid.index()) {
+            for (flow, state) in &rt.flows {
+                t.lines.push(format!(
+                    "cc {} flow {flow} state {:?}",
+                    cc.name, state.state
+                ));
+                t.lines.push(format!(
+                    "cc {} flow {flow} timers {:?}",
+                    cc.name, state.timers
+                ));
+            }
+        }
+    }
+}
+
+fn maps(t: &mut Transcript, m: &Machine, module: &Module, info: &ProgramInfo, scu: ScuId) {
+    let Some(def) = module.scus.get(scu) else {
+        return;
+    };
+    for mi in &info.maps {
+        let Some((id, _)) = def.maps.iter().find(|(_, x)| x.name == mi.name) else {
+            t.lines.push(format!("map {} missing", mi.name));
+            continue;
+        };
+        let Some(state) = m.scus.get(scu.index()).and_then(|s| s.maps.get(id.index())) else {
+            continue;
+        };
+        let mut entries: Vec<(BigUint, Value)> = (0..state.slot_count())
+            .filter_map(|s| state.slot_entry(s))
+            .map(|(k, v)| (k.to_biguint(), v))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (k, v) in entries {
+            t.lines.push(format!("map {} [{k}] = {v:?}", mi.name));
+            if let (Some(_), Value::Bits(b)) = (mi.scalar_value, &v) {
+                if mi.key_width <= 64 {
+                    t.stf
+                        .push(format!("check_map {} {k} == {}", mi.name, b.to_biguint()));
+                }
+            }
+        }
+    }
+}
