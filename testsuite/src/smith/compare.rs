@@ -79,13 +79,13 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
         match op {
             Op::Packet { port: p, bytes } => {
                 let Some(scu) = scu else { continue };
-                push_cmd(&mut t, cmd);
+                t.stf.push(cmd);
                 let out = m.process_packet(scu, bytes, *p, now);
                 t.packet(i, &out);
             }
             Op::Time(ns) => {
                 now = *ns;
-                push_cmd(&mut t, cmd);
+                t.stf.push(cmd);
                 let ns = m.advance_time(now);
                 t.notes(&ns);
                 t.stf.push("wait".into());
@@ -95,7 +95,7 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
                 let ok = m.set_csr(scu, name, &BigUint::from(*value));
                 t.lines.push(format!("{i}: set_csr {name} {ok}"));
                 if ok {
-                    push_cmd(&mut t, cmd);
+                    t.stf.push(cmd);
                 }
             }
             Op::AddEntry { .. } | Op::SetDefault { .. } => {
@@ -103,7 +103,7 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
                 let ok = table_op(&mut m, scu, module, original, op);
                 t.lines.push(format!("{i}: table op {ok}"));
                 if ok {
-                    push_cmd(&mut t, cmd);
+                    t.stf.push(cmd);
                 }
             }
             Op::MapWrite { map, key, value } => {
@@ -111,25 +111,23 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
                 let ok = map_write(&mut m, scu, module, map, *key, *value);
                 t.lines.push(format!("{i}: map_write {ok}"));
                 if ok {
-                    push_cmd(&mut t, cmd);
+                    t.stf.push(cmd);
                 }
             }
             Op::Event { cc, flow, event } => {
                 let Some(id) = m.cc_by_name(cc) else { continue };
-                push_cmd(&mut t, cmd.clone());
+                t.stf.push(cmd.clone());
                 let ns = m.cc_event(id, *flow, *event, now);
                 t.notes(&ns);
                 let out = m.cc_output(id, *flow);
                 t.lines.push(format!("{i}: cc {cc} {flow} output {out:?}"));
                 if let (Some(v), Some(c)) = (out, info.ccs.iter().find(|c| &c.name == cc)) {
-                    if cmd.is_some() {
-                        let check = if c.output == "rate" {
-                            "check_rate"
-                        } else {
-                            "check_window"
-                        };
-                        t.stf.push(format!("{check} {cc} {flow} == {v}"));
-                    }
+                    let check = if c.output == "rate" {
+                        "check_rate"
+                    } else {
+                        "check_window"
+                    };
+                    t.stf.push(format!("{check} {cc} {flow} == {v}"));
                 }
                 t.stf.push("wait".into());
             }
@@ -137,15 +135,6 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
     }
     final_state(&mut t, &m, module, info, scu);
     t
-}
-
-fn push_cmd(t: &mut Transcript, cmd: Option<String>) {
-    match cmd {
-        Some(c) => t.stf.push(c),
-        None => t
-            .stf
-            .push("# (a bytes-sent event STF cannot express)".into()),
-    }
 }
 
 /// Adds an entry or sets a default; entries written for the source's keys are packed for a table

@@ -269,10 +269,10 @@ fn stf_args(t: Option<&TableInfo>, action: &str, args: &[BigUint]) -> String {
 }
 
 impl Op {
-    /// The STF command, or `None` for what STF cannot say (bytes-sent events).
-    pub fn stf(&self, info: &ProgramInfo) -> Option<String> {
+    /// The STF command.
+    pub fn stf(&self, info: &ProgramInfo) -> String {
         let table = |name: &str| info.tables.iter().find(|t| t.name == name);
-        Some(match self {
+        match self {
             Op::Packet { port, bytes } => format!("packet {port} {}", hex(bytes)),
             Op::Time(t) => format!("time {t}"),
             Op::SetCsr { name, value } => format!("set_csr {name} {value}"),
@@ -314,8 +314,12 @@ impl Op {
                 CcEvent::Loss => format!("event {cc} {flow} loss"),
                 CcEvent::Timeout => format!("event {cc} {flow} timeout"),
                 CcEvent::Rtt(s) => format!("event {cc} {flow} rtt sample={s}"),
-                CcEvent::Sent(_) => return None,
+                CcEvent::Sent(bytes) => format!("event {cc} {flow} sent bytes={bytes}"),
+                CcEvent::Int(h) => format!(
+                    "event {cc} {flow} int hop={} hops={} qlen={} tx_bytes={} ts={}ns rate={}",
+                    h.hop, h.hops, h.qlen, h.tx_bytes, h.ts_ns, h.rate_bps
+                ),
             },
-        })
+        }
     }
 }
