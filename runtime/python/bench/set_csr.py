@@ -1,7 +1,9 @@
 """The overhead of a Python `set_csr` over the Rust call (issue 15): the same CSR write
 (xor_cipher's `key`, offset 0: window write, fence, SLOT_ERROR read) N times from Rust
-(`scenic._native.rust_set_csr_loop`, the runtime's `Scu::csr_set_offset` in a loop), through the
-native slot, and through `ScenicThread.set_csr`, against an in-process emulated NIC.
+(`scenic._native.rust_csr_loop`, the runtime's `Scu::csr_set_offset` in a loop), through the
+native slot, and through `ScenicThread.set_csr`, against an in-process emulated NIC. The fence
+waits for the device's next poll, so the same three for `get_csr` (a window read, no fence) give
+the binding's own cost without that wait.
 
     SCENICC=target/debug/scenicc python bench/set_csr.py [N]
 
@@ -40,22 +42,34 @@ def main() -> None:
         thread.set_csr(KEY, 0)  # attach once, outside the timings
         rows = {}
         for _ in range(3):  # best of three of each, interleaved
-            rust = _native.rust_set_csr_loop(native, KEY, 0, n)
+            t = {"set rust": _native.rust_csr_loop(native, KEY, 0, n)}
             t0 = time.perf_counter()
             for _ in range(n):
                 native.csr_set_offset(0, KEY)
-            t1 = time.perf_counter()
+            t["set native"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
             for _ in range(n):
                 thread.set_csr(KEY, 0)
-            t2 = time.perf_counter()
-            for name, secs in (("rust", rust), ("native", t1 - t0), ("thread", t2 - t1)):
+            t["set thread"] = time.perf_counter() - t0
+            t["get rust"] = _native.rust_csr_loop(native, 0, 0, n, get=True)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                native.csr_get_offset(0)
+            t["get native"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            for _ in range(n):
+                thread.get_csr(0)
+            t["get thread"] = time.perf_counter() - t0
+            for name, secs in t.items():
                 rows[name] = min(rows.get(name, float("inf")), per_call_us(secs, n))
         assert thread.get_csr(0) == KEY
-    print(f"set_csr x {n} (best of 3), per call:")
-    print(f"  Rust Scu::csr_set_offset        {rows['rust']:8.2f} us")
-    print(f"  Python native Slot.csr_set_offset {rows['native']:6.2f} us  (+{rows['native'] - rows['rust']:.2f} us)")
-    print(f"  Python ScenicThread.set_csr     {rows['thread']:8.2f} us  (+{rows['thread'] - rows['rust']:.2f} us)")
-    print("figures: " + json.dumps({k: round(v, 3) for k, v in rows.items()} | {"n": n}))
+    print(f"CSR access x {n} (best of 3), microseconds per call:")
+    for op in ("set", "get"):
+        rust = rows[f"{op} rust"]
+        print(f"  {op}_csr  Rust {rust:8.3f}   native Slot {rows[f'{op} native']:8.3f} "
+              f"(+{rows[f'{op} native'] - rust:.3f})   ScenicThread {rows[f'{op} thread']:8.3f} "
+              f"(+{rows[f'{op} thread'] - rust:.3f})")
+    print("figures: " + json.dumps(dict({k: round(v, 3) for k, v in rows.items()}, n=n)))
 
 
 if __name__ == "__main__":

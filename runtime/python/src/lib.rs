@@ -21,6 +21,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<slot::Slot>()?;
     m.add_class::<slot::Notification>()?;
     m.add_class::<emulator::Emulator>()?;
-    m.add_function(wrap_pyfunction!(slot::rust_set_csr_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(slot::rust_csr_loop, m)?)?;
     Ok(())
 }

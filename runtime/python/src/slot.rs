@@ -430,22 +430,29 @@ impl Slot {
     }
 }
 
-/// `n` calls of the runtime's `csr_set_offset(offset, value)` on `slot` from Rust, with no Python
-/// in between; the seconds they took. For the overhead figure of `bench/set_csr.py`.
+/// `n` calls of the runtime's `csr_set_offset(offset, value)` (`get=false`) or `csr_get_offset`
+/// (`get=true`) on `slot` from Rust, with no Python in between; the seconds they took. For the
+/// overhead figures of `bench/set_csr.py`.
 #[pyfunction]
-pub fn rust_set_csr_loop(
+#[pyo3(signature = (slot, value, offset, n, get=false))]
+pub fn rust_csr_loop(
     py: Python<'_>,
     slot: &Slot,
     value: u64,
     offset: u32,
     n: u64,
+    get: bool,
 ) -> PyResult<f64> {
     let attached = slot.attachment()?;
     py.allow_threads(|| {
         attached.run(|s| {
             let started = std::time::Instant::now();
             for _ in 0..n {
-                s.csr_set_offset(offset, value)?;
+                if get {
+                    s.csr_get_offset(offset)?;
+                } else {
+                    s.csr_set_offset(offset, value)?;
+                }
             }
             Ok::<f64, ScuError>(started.elapsed().as_secs_f64())
         })
