@@ -57,8 +57,7 @@ impl Device {
 
     /// Slot `k` (an SCU slot, or CC slot 16/17).
     fn slot(&self, k: u8) -> PyResult<Slot> {
-        self.dev.slot_block(k).map_err(to_py)?;
-        Ok(Slot::new(Arc::clone(&self.dev), self.state.clone(), k))
+        Slot::new(Arc::clone(&self.dev), self.state.clone(), k)
     }
 
     /// Waits until every earlier write reached the device (device.md §1.3); the fence value.

@@ -11,10 +11,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use std::time::{Duration, Instant};
+
 use pyo3::prelude::*;
+use scenic_runtime::abi::global;
 use scenic_runtime::emu::{EmuConfig, EmuServer};
+use scenic_runtime::Region;
 
 use crate::errors::{refused, to_py};
+
+/// How long a new device may take to beat for the first time.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whether the map's `HEARTBEAT` changes within [`START_TIMEOUT`].
+fn heartbeat_moves(region: &Region) -> bool {
+    let first = region.load(global::HEARTBEAT, Ordering::Acquire).ok();
+    let until = Instant::now() + START_TIMEOUT;
+    while Instant::now() < until {
+        std::thread::sleep(Duration::from_micros(200));
+        let now = region.load(global::HEARTBEAT, Ordering::Acquire).ok();
+        if now.is_some() && now != first {
+            return true;
+        }
+    }
+    false
+}
 
 struct Running {
     stop: Arc<AtomicBool>,
@@ -61,6 +82,7 @@ impl Emulator {
         };
         let mut server = EmuServer::create_path(&map, EmuConfig::default()).map_err(to_py)?;
         server.enable_models();
+        let region = server.shared_region();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
@@ -68,8 +90,18 @@ impl Emulator {
             // A region error ends the server; clients then see the device go away.
             let _ = server.run(&flag, &freeze);
         });
-        // The first heartbeat: `Device::open` wants one that moves.
-        py.allow_threads(|| std::thread::sleep(std::time::Duration::from_millis(2)));
+        // `Device::open` wants a heartbeat that moves within 100 ms; on a loaded machine the new
+        // threads may not run that soon, so the device is handed out once it has beaten.
+        let beating = py.allow_threads(|| heartbeat_moves(&region));
+        if !beating {
+            stop.store(true, Ordering::Release);
+            let _ = thread.join();
+            return Err(refused(format!(
+                "the emulated device at {} did not start: no heartbeat within {} s",
+                map.display(),
+                START_TIMEOUT.as_secs()
+            )));
+        }
         Ok(Emulator {
             device,
             map,

@@ -5,7 +5,6 @@
 //! adds the mapping objects (`slot.csr[...]`, `slot.tables[...]`), NumPy/pandas views and the
 //! paper's vocabulary (`ScenicReconfig`, `ScenicThread`).
 
-mod attached;
 mod device;
 mod emulator;
 mod errors;

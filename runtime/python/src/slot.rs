@@ -1,22 +1,20 @@
 //! `scenic._native.Slot`: one slot of a device: load, swap, and the loaded unit driven by name
 //! (CSRs, tables, counters, maps, notifications), each a call of the runtime's [`Scu`].
 //!
-//! A slot attaches lazily to the package its journal names (as every `scenic` CLI command does) and
-//! keeps the attachment while the slot's generation ([`Generation`]) stays; see [`crate::attached`].
-//! Blocking calls release the GIL.
+//! The slot is the runtime's [`SlotHandle`]: it attaches lazily to the package the slot's journal
+//! names and re-attaches after any load or swap. Blocking calls release the GIL.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use num_bigint::BigUint;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scenic_runtime::abi::slot as slot_abi;
+use scenic_runtime::handle::Reconfigured;
 use scenic_runtime::notify::Notifications;
 use scenic_runtime::state::StateDir;
-use scenic_runtime::{swap, Device, Package, Scu, ScuError, SwapOptions};
+use scenic_runtime::{Device, LoadReport, Scu, ScuError, SlotHandle, SwapOptions, SwapReport};
 
-use crate::attached::{Attached, Generation};
 use crate::errors::{refused, to_py};
 
 /// A slot of a device (`Device.slot(k)`).
@@ -24,65 +22,13 @@ use crate::errors::{refused, to_py};
 pub struct Slot {
     dev: Arc<Device>,
     state: StateDir,
-    k: u8,
-    attached: Mutex<Option<(Generation, Arc<Attached>)>>,
+    handle: SlotHandle,
 }
 
 impl Slot {
-    pub fn new(dev: Arc<Device>, state: StateDir, k: u8) -> Slot {
-        Slot {
-            dev,
-            state,
-            k,
-            attached: Mutex::new(None),
-        }
-    }
-
-    fn generation(&self) -> PyResult<Generation> {
-        let active = self.dev.slot_state(self.k).map_err(to_py)?.active;
-        let base = self.dev.slot_block(self.k).map_err(to_py)?;
-        let switches = self
-            .dev
-            .read(base + slot_abi::SWITCH_COUNT)
-            .map_err(to_py)?;
-        Ok((active.map(|b| b.index() as u8), switches))
-    }
-
-    /// The attachment for the slot's current generation, made afresh when it changed.
-    fn attachment(&self) -> PyResult<Arc<Attached>> {
-        let now = self.generation()?;
-        let mut cache = self.attached.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((generation, attached)) = cache.as_ref() {
-            if *generation == now {
-                return Ok(Arc::clone(attached));
-            }
-        }
-        let Some(journal) = self.state.read_journal(self.k).map_err(to_py)? else {
-            return Err(refused(format!(
-                "slot {}: nothing was loaded into it by this runtime (no {}): load a package first",
-                self.k,
-                self.state.journal_path(self.k).display()
-            )));
-        };
-        let pkg = Package::open(&journal.package).map_err(|e| {
-            refused(format!(
-                "slot {} was loaded from {}, which cannot be opened now: {e}",
-                self.k,
-                journal.package.display()
-            ))
-        })?;
-        let attached = Arc::new(
-            Attached::attach(
-                Arc::clone(&self.dev),
-                self.k,
-                pkg,
-                &journal.unit,
-                &self.state,
-            )
-            .map_err(to_py)?,
-        );
-        *cache = Some((now, Arc::clone(&attached)));
-        Ok(attached)
+    pub fn new(dev: Arc<Device>, state: StateDir, k: u8) -> PyResult<Slot> {
+        let handle = SlotHandle::new(Arc::clone(&dev), state.clone(), k).map_err(to_py)?;
+        Ok(Slot { dev, state, handle })
     }
 
     /// Runs `f` on the attached unit with the GIL released.
@@ -91,13 +37,45 @@ impl Slot {
         py: Python<'_>,
         f: impl for<'a> FnOnce(&Scu<'a>) -> Result<R, ScuError> + Send,
     ) -> PyResult<R> {
-        let attached = self.attachment()?;
-        py.allow_threads(|| attached.run(f)).map_err(to_py)
+        py.allow_threads(|| self.handle.with_scu(f)).map_err(to_py)
     }
+}
 
-    fn forget(&self) {
-        *self.attached.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    }
+fn load_dict(py: Python<'_>, r: LoadReport) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("slot", r.slot)?;
+    d.set_item("bank", r.bank)?;
+    d.set_item("unit", r.unit)?;
+    d.set_item("load_ns", r.load_ns)?;
+    d.set_item("replaced", r.replaced)?;
+    d.set_item("slow_path", r.slow_path)?;
+    d.set_item("active", r.active)?;
+    Ok(d)
+}
+
+fn swap_dict(py: Python<'_>, r: SwapReport) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("slot", r.slot)?;
+    d.set_item("old_unit", r.old_unit)?;
+    d.set_item("new_unit", r.new_unit)?;
+    d.set_item("bank", r.bank)?;
+    d.set_item("load_ns", r.load_ns)?;
+    d.set_item("switch_seq", r.switch_seq)?;
+    d.set_item("warmed_inputs", r.warmed_inputs)?;
+    let carried: Vec<String> = r
+        .plan
+        .carried()
+        .map(|i| format!("{} {}", i.kind, i.name))
+        .collect();
+    let fresh: Vec<(String, String)> = r
+        .plan
+        .fresh()
+        .map(|i| (format!("{} {}", i.kind, i.name), i.reason.clone()))
+        .collect();
+    d.set_item("carried", carried)?;
+    d.set_item("fresh", fresh)?;
+    d.set_item("total_time", r.total_time.as_secs_f64())?;
+    Ok(d)
 }
 
 /// One notification record (device.md §3.7) and the records lost before it.
@@ -141,7 +119,7 @@ impl Slot {
     /// The slot's index.
     #[getter]
     fn index(&self) -> u8 {
-        self.k
+        self.handle.index()
     }
 
     /// Loads unit `unit` (default: the only one) of the package directory `path` and activates it;
@@ -153,28 +131,10 @@ impl Slot {
         path: std::path::PathBuf,
         unit: Option<String>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let pkg = Package::open(&path).map_err(to_py)?;
-        self.forget();
         let r = py
-            .allow_threads(|| {
-                scenic_runtime::load::load_with(
-                    &self.dev,
-                    self.k,
-                    &pkg,
-                    unit.as_deref(),
-                    &self.state,
-                )
-            })
+            .allow_threads(|| self.handle.load(&path, unit.as_deref()))
             .map_err(to_py)?;
-        let d = PyDict::new(py);
-        d.set_item("slot", r.slot)?;
-        d.set_item("bank", r.bank)?;
-        d.set_item("unit", r.unit)?;
-        d.set_item("load_ns", r.load_ns)?;
-        d.set_item("replaced", r.replaced)?;
-        d.set_item("slow_path", r.slow_path)?;
-        d.set_item("active", r.active)?;
-        Ok(d)
+        load_dict(py, r)
     }
 
     /// Hitless replacement of the running unit by `path`'s, carrying state where the layouts agree
@@ -190,43 +150,24 @@ impl Slot {
     ) -> PyResult<Bound<'py, PyDict>> {
         let warm_up = Duration::try_from_secs_f64(warm_up)
             .map_err(|e| refused(format!("warm_up {warm_up}: {e}")))?;
-        let pkg = Package::open(&path).map_err(to_py)?;
-        self.forget();
         let options = SwapOptions { carry, warm_up };
         let r = py
-            .allow_threads(|| {
-                swap(
-                    &self.dev,
-                    self.k,
-                    &pkg,
-                    unit.as_deref(),
-                    &self.state,
-                    options,
-                )
-            })
+            .allow_threads(|| self.handle.swap(&path, unit.as_deref(), options))
             .map_err(to_py)?;
-        let d = PyDict::new(py);
-        d.set_item("slot", r.slot)?;
-        d.set_item("old_unit", r.old_unit)?;
-        d.set_item("new_unit", r.new_unit)?;
-        d.set_item("bank", r.bank)?;
-        d.set_item("load_ns", r.load_ns)?;
-        d.set_item("switch_seq", r.switch_seq)?;
-        d.set_item("warmed_inputs", r.warmed_inputs)?;
-        let carried: Vec<String> = r
-            .plan
-            .carried()
-            .map(|i| format!("{} {}", i.kind, i.name))
-            .collect();
-        let fresh: Vec<(String, String)> = r
-            .plan
-            .fresh()
-            .map(|i| (format!("{} {}", i.kind, i.name), i.reason.clone()))
-            .collect();
-        d.set_item("carried", carried)?;
-        d.set_item("fresh", fresh)?;
-        d.set_item("total_time", r.total_time.as_secs_f64())?;
-        Ok(d)
+        swap_dict(py, r)
+    }
+
+    /// The paper's `reconfigure_app`: a swap when a unit is active in the slot, else a load.
+    fn reconfigure<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        match py.allow_threads(|| self.handle.reconfigure(&path)) {
+            Ok(Reconfigured::Loaded(r)) => load_dict(py, r),
+            Ok(Reconfigured::Swapped(r)) => swap_dict(py, r),
+            Err(e) => Err(to_py(e)),
+        }
     }
 
     /// The running unit's name.
@@ -268,18 +209,12 @@ impl Slot {
 
     /// A slot register of device.md §3.2 by name (`PKT_SEQ`, `OUT_HOST_PKTS`, `DROP_PROGRAM`, ...).
     fn register(&self, name: &str) -> PyResult<u64> {
-        let Some(reg) = slot_abi::SLOT
-            .iter()
-            .find(|r| r.name.eq_ignore_ascii_case(name))
-        else {
-            let known: Vec<&str> = slot_abi::SLOT.iter().map(|r| r.name).collect();
-            return Err(refused(format!(
-                "no slot register `{name}` (device.md §3.2: {})",
-                known.join(", ")
-            )));
-        };
-        let base = self.dev.slot_block(self.k).map_err(to_py)?;
-        self.dev.read(base + reg.offset).map_err(to_py)
+        self.handle.register(name).map_err(to_py)
+    }
+
+    /// The paper's `get_completed(op)` (`SlotHandle::completed`).
+    fn completed(&self, op: &str) -> PyResult<u64> {
+        self.handle.completed(op).map_err(to_py)
     }
 
     /// The names of the unit's tables, counters and maps: `{"tables": [...], ...}`.
@@ -406,7 +341,8 @@ impl Slot {
             .map_err(|e| refused(format!("timeout {timeout}: {e}")))?;
         let events = py
             .allow_threads(|| {
-                let mut ring = Notifications::new(&self.dev, self.k, self.state.clone())?;
+                let mut ring =
+                    Notifications::new(&self.dev, self.handle.index(), self.state.clone())?;
                 ring.wait(timeout, max)
             })
             .map_err(to_py)?;
@@ -426,7 +362,7 @@ impl Slot {
     }
 
     fn __repr__(&self) -> String {
-        format!("scenic.Slot({})", self.k)
+        format!("scenic.Slot({})", self.handle.index())
     }
 }
 
@@ -443,7 +379,7 @@ pub fn rust_csr_loop(
     n: u64,
     get: bool,
 ) -> PyResult<f64> {
-    let attached = slot.attachment()?;
+    let attached = slot.handle.attachment().map_err(to_py)?;
     py.allow_threads(|| {
         attached.run(|s| {
             let started = std::time::Instant::now();

@@ -321,16 +321,6 @@ class Device:
         return f"scenic.Device({self.name!r})"
 
 
-# pyCoyote's op names the paper uses with `get_completed`, as the slot register counting them: in
-# SCENIC a remote operation reaching an SCU is one input of its slot (device.md §3.2 `PKT_SEQ`:
-# "inputs (packets or payload messages) that entered the slot").
-_COMPLETED_OPS = {
-    "remote_write": "PKT_SEQ",
-    "remote_read": "PKT_SEQ",
-    "remote_send": "PKT_SEQ",
-}
-
-
 class ScenicReconfig:
     """The paper's reconfiguration object (pyCoyote's ``CoyoteReconfig``)."""
 
@@ -340,10 +330,7 @@ class ScenicReconfig:
     def reconfigure_app(self, slot: int, path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
         """Puts the package at ``path`` into ``slot``: a hitless swap (state carried where the
         layouts agree) when a unit runs there, else a load."""
-        s = self._device.slot(slot)
-        if s._native.register("SLOT_STATE") & (1 << 17):  # HAS_ACTIVE (device.md §3.2)
-            return s.swap(path)
-        return s.load(path)
+        return self._device.slot(slot)._native.reconfigure(os.fspath(path))
 
 
 class ScenicThread:
@@ -370,4 +357,4 @@ class ScenicThread:
         """How many ``op`` the slot completed: ``"remote_write"``, ``"remote_read"`` or
         ``"remote_send"`` (inputs the slot took, ``PKT_SEQ``), or any slot register of
         device.md §3.2 by name (``"out_host_pkts"``, ``"drop_program"``, ...)."""
-        return self._native.register(_COMPLETED_OPS.get(op, op))
+        return self._native.completed(op)
