@@ -1,46 +1,15 @@
-//! `scenic.Emulator`: the emulated SCENIC device in this process (the device server with the
-//! models on, as the runtime's tests run it), for tests, notebooks and the docs' examples without
-//! `scenic nic up`. It has no network ports: units are loaded, driven by name and swapped, but no
-//! packet reaches them.
+//! `scenic.Emulator`: the runtime's in-process emulated device ([`EmuThread`]) for tests,
+//! notebooks and the docs' examples without `scenic nic up` (no network ports).
 //!
-//! Invariant: the server thread runs from construction until `close()` (or the object's end), then
-//! the map file and the slot journals of the device are removed.
+//! Invariant: the map of `Emulator()` lives in a temporary directory removed with the object; that
+//! of `Emulator("NAME")` (`/dev/shm/scenic-NAME`) is removed by `close()`.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use scenic_runtime::abi::global;
-use scenic_runtime::emu::{EmuConfig, EmuServer};
-use scenic_runtime::Region;
+use scenic_runtime::emu::thread::EmuThread;
 
 use crate::errors::{refused, to_py};
-
-/// How long a new device may take to beat for the first time.
-const START_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Whether the map's `HEARTBEAT` changes within [`START_TIMEOUT`].
-fn heartbeat_moves(region: &Region) -> bool {
-    let first = region.load(global::HEARTBEAT, Ordering::Acquire).ok();
-    let until = Instant::now() + START_TIMEOUT;
-    while Instant::now() < until {
-        std::thread::sleep(Duration::from_micros(200));
-        let now = region.load(global::HEARTBEAT, Ordering::Acquire).ok();
-        if now.is_some() && now != first {
-            return true;
-        }
-    }
-    false
-}
-
-struct Running {
-    stop: Arc<AtomicBool>,
-    thread: JoinHandle<()>,
-}
 
 /// An emulated device served by a thread of this process.
 ///
@@ -50,8 +19,8 @@ struct Running {
 #[pyclass(module = "scenic._native", frozen)]
 pub struct Emulator {
     device: String,
-    map: PathBuf,
-    running: Mutex<Option<Running>>,
+    running: Mutex<Option<EmuThread>>,
+    named: bool,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -80,32 +49,11 @@ impl Emulator {
                 (Some(dir), map, device)
             }
         };
-        let mut server = EmuServer::create_path(&map, EmuConfig::default()).map_err(to_py)?;
-        server.enable_models();
-        let region = server.shared_region();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::spawn(move || {
-            let freeze = AtomicBool::new(false);
-            // A region error ends the server; clients then see the device go away.
-            let _ = server.run(&flag, &freeze);
-        });
-        // `Device::open` wants a heartbeat that moves within 100 ms; on a loaded machine the new
-        // threads may not run that soon, so the device is handed out once it has beaten.
-        let beating = py.allow_threads(|| heartbeat_moves(&region));
-        if !beating {
-            stop.store(true, Ordering::Release);
-            let _ = thread.join();
-            return Err(refused(format!(
-                "the emulated device at {} did not start: no heartbeat within {} s",
-                map.display(),
-                START_TIMEOUT.as_secs()
-            )));
-        }
+        let emu = py.allow_threads(|| EmuThread::start(&map)).map_err(to_py)?;
         Ok(Emulator {
             device,
-            map,
-            running: Mutex::new(Some(Running { stop, thread })),
+            running: Mutex::new(Some(emu)),
+            named: name.is_some(),
             _dir: dir,
         })
     }
@@ -123,14 +71,10 @@ impl Emulator {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some(r) = running {
-            r.stop.store(true, Ordering::Release);
-            py.allow_threads(|| {
-                let _ = r.thread.join();
-            });
-            scenic_runtime::state::forget_journals(&self.map);
-            if self._dir.is_none() {
-                let _ = std::fs::remove_file(&self.map);
+        if let Some(mut emu) = running {
+            py.allow_threads(|| emu.stop());
+            if self.named {
+                let _ = std::fs::remove_file(emu.map());
             }
         }
     }
@@ -147,20 +91,5 @@ impl Emulator {
 
     fn __repr__(&self) -> String {
         format!("scenic.Emulator(device={:?})", self.device)
-    }
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let running = self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some(r) = running {
-            r.stop.store(true, Ordering::Release);
-            let _ = r.thread.join();
-            scenic_runtime::state::forget_journals(&self.map);
-        }
     }
 }
