@@ -130,6 +130,9 @@ pub enum EmuError {
     /// Creating or writing the map failed.
     #[error(transparent)]
     Region(#[from] RegionError),
+    /// The in-process server ([`thread::EmuThread`]) did not start.
+    #[error("the emulated device did not start: {0}")]
+    NotStarted(String),
 }
 
 /// The device side of one map.
@@ -658,4 +661,5 @@ pub mod cc_unit;
 pub mod model;
 mod models;
 mod staging;
+pub mod thread;
 pub mod unit;

@@ -25,7 +25,8 @@
 //! - [`notify`]: a slot's notification ring, with loss detection;
 //! - [`mod@load`]: staging, loading and activating a package's unit in a slot;
 //! - [`scu`]: [`Scu`], a loaded slot driven by name (CSRs, tables, counters, maps, meters);
-//! - [`cc`]: [`CcHost`], the dual CC slots: events, outputs, params, the hitless cc switch.
+//! - [`cc`]: [`CcHost`], the dual CC slots: events, outputs, params, the hitless cc switch;
+//! - [`handle`]: [`handle::SlotHandle`], an owned slot handle for the Python and C APIs.
 
 #![deny(missing_docs)]
 
@@ -38,6 +39,7 @@ pub mod control;
 pub mod device;
 pub mod emu;
 pub mod frame;
+pub mod handle;
 pub mod load;
 pub mod net;
 pub mod nic;
@@ -53,6 +55,7 @@ pub mod swap;
 
 pub use cc::{CcHost, CcSwitchReport};
 pub use device::{Device, DeviceError, Identity};
+pub use handle::SlotHandle;
 pub use load::{load, LoadReport};
 pub use package::{Package, PackageError};
 pub use region::{Region, RegionError};
