@@ -4,7 +4,9 @@
 #   2. lints          cargo clippy --workspace --all-targets -- -D warnings
 #   3. tests          cargo test --workspace, with insta set to fail on snapshot mismatches
 #                     instead of writing new snapshot files
-#   4. goldens        tests that rewrite golden files under testsuite/ must leave them exactly as
+#   4. runtimes       scripts/test-python.sh (the `scenic` Python package in a fresh venv, pytest)
+#                     and scripts/test-cpp.sh (the C header and the C++ example, run)
+#   5. goldens        tests that rewrite golden files under testsuite/ must leave them exactly as
 #                     committed: `git status --porcelain -- testsuite/` must print nothing
 #
 # Set-up: a Rust toolchain from rustup (cargo, rustc, rustfmt, clippy). If rustfmt or clippy is
@@ -139,6 +141,12 @@ step "cargo test --workspace (INSTA_UPDATE=no CI=true)"
 export INSTA_UPDATE=no
 export CI=true
 cargo test --workspace
+
+step "scripts/test-python.sh (the scenic Python package in a fresh venv; pytest against the emulated NIC)"
+scripts/test-python.sh
+
+step "scripts/test-cpp.sh (scenic.h as C99; the C++ example built with g++ and run against the emulated NIC)"
+scripts/test-cpp.sh
 
 step "goldens: git status --porcelain -- testsuite/"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
