@@ -29,6 +29,7 @@ pub mod print;
 pub mod proc;
 pub mod program;
 pub mod record;
+pub mod rng;
 pub mod span;
 pub mod stack;
 pub mod types;
