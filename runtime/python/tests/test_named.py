@@ -2,6 +2,7 @@
 against the emulated NIC, on firewall.sn and xor_cipher.sn; expectations from the examples'
 sources and docs/runtime.md."""
 
+import os
 import time
 
 import numpy
@@ -81,6 +82,24 @@ def test_maps_iterate_and_write(emu, packages):
         del qp_mode[5]
     with pytest.raises(ScenicError, match="no map `qp_modes`"):
         slot.maps["qp_modes"]
+
+
+def test_a_map_as_a_pandas_dataframe(emu, packages):
+    # scripts/test-python.sh installs pandas; under CI=true a missing pandas fails rather than skips.
+    if os.environ.get("CI") == "true":
+        import pandas
+    else:
+        pandas = pytest.importorskip("pandas")
+    slot = scenic.Device(emu.device).slot(1)
+    slot.load(packages("xor_cipher"))
+    qp_mode = slot.maps["qp_mode"]
+    assert qp_mode.to_pandas().empty
+    qp_mode[7] = 1
+    qp_mode[3] = 2
+    frame = qp_mode.to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame.columns) == ["key", "value"]
+    assert sorted(frame.itertuples(index=False, name=None)) == [(3, 2), (7, 1)]
 
 
 def test_notifications_of_every_1ms(firewall):
