@@ -9,6 +9,9 @@
 
 use super::env::Env;
 use super::gen_types::{literal, Decls, Ty, Unit};
+use super::op_names::{
+    bool_op_name, cast_name, cmp_name, fixed_op_name, int_op_name, unit_op_name,
+};
 use super::rng::Rng;
 use super::stats::Stats;
 
@@ -746,78 +749,5 @@ impl Decls {
             Ty::Array(t, _) => self.contains(t, target),
             _ => false,
         }
-    }
-}
-
-fn int_op_name(op: &str) -> &'static str {
-    match op {
-        "+" => "expr.int.add",
-        "-" => "expr.int.sub",
-        "*" => "expr.int.mul",
-        "/" => "expr.int.div",
-        "%" => "expr.int.rem",
-        "&" => "expr.int.and",
-        "|" => "expr.int.or",
-        "^" => "expr.int.xor",
-        "|+|" => "expr.int.sat-add",
-        _ => "expr.int.sat-sub",
-    }
-}
-
-fn bool_op_name(op: &str) -> &'static str {
-    match op {
-        "&&" => "expr.bool.and-then",
-        "||" => "expr.bool.or-else",
-        "&" => "expr.bool.and",
-        "|" => "expr.bool.or",
-        _ => "expr.bool.xor",
-    }
-}
-
-fn fixed_op_name(op: &str) -> &'static str {
-    match op {
-        "+" => "expr.fixed.add",
-        "-" => "expr.fixed.sub",
-        "*" => "expr.fixed.mul",
-        "/" => "expr.fixed.div",
-        "|+|" => "expr.fixed.sat-add",
-        _ => "expr.fixed.sat-sub",
-    }
-}
-
-fn unit_op_name(op: &str) -> &'static str {
-    match op {
-        "+" => "expr.unit.add",
-        "-" => "expr.unit.sub",
-        "|+|" => "expr.unit.sat-add",
-        _ => "expr.unit.sat-sub",
-    }
-}
-
-fn cmp_name(ty: &Ty) -> &'static str {
-    match ty {
-        Ty::Bit(_) => "expr.cmp.bit",
-        Ty::Int(_) => "expr.cmp.int",
-        Ty::Bool => "expr.cmp.bool",
-        Ty::Fixed(..) => "expr.cmp.fixed",
-        Ty::Unit(_) => "expr.cmp.unit",
-        _ => "expr.cmp.enum",
-    }
-}
-
-fn cast_name(from: &Ty, to: &Ty) -> &'static str {
-    match (from, to) {
-        (Ty::Bit(_), Ty::Bit(_)) => "cast.bit-to-bit",
-        (Ty::Int(_), Ty::Bit(_)) => "cast.int-to-bit",
-        (Ty::Fixed(..), Ty::Bit(_)) => "cast.fixed-to-bit",
-        (Ty::Bool, _) => "cast.bool-to-bit1",
-        (Ty::Unit(_), _) => "cast.unit-to-bit64",
-        (Ty::Enum(_), _) => "cast.enum-to-bit",
-        (Ty::Bit(_), Ty::Int(_)) => "cast.bit-to-int",
-        (Ty::Int(_), Ty::Int(_)) => "cast.int-to-int",
-        (_, Ty::Bool) => "cast.bit1-to-bool",
-        (Ty::Fixed(..), Ty::Fixed(..)) => "cast.fixed-to-fixed",
-        (_, Ty::Fixed(..)) => "cast.bit-to-fixed",
-        _ => "cast.other",
     }
 }

@@ -14,9 +14,9 @@
 //! issue 14 add `hls-csim` and `p4` as more [`Backend`]s compared against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
-//! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`, `gen_table` (the
-//! generator), `env` (scopes), `program` (what a program offers its inputs), `inputs`,
-//! `compare`, `minimize`, `stats`.
+//! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
+//! `gen_table` (the generator), `env` (scopes), `program` (what a program offers its inputs),
+//! `inputs`, `compare`, `minimize`, `stats` and `op_names` (what `--stats` counts).
 
 pub mod compare;
 pub mod env;
@@ -28,6 +28,7 @@ pub mod gen_table;
 pub mod gen_types;
 pub mod inputs;
 pub mod minimize;
+pub mod op_names;
 pub mod program;
 pub mod rng;
 pub mod stats;
