@@ -119,11 +119,26 @@ ensure_plot_font() {
         { apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-dejavu-core; }
 }
 
+# The Python runtime's tests (scripts/test-python.sh) make a venv: Debian's python3 needs
+# python3-venv for that. As root, installs it when `python3 -m venv` is missing.
+ensure_python_venv() {
+    python3 -c 'import venv, ensurepip' >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: the Python runtime's tests need python3's venv module (Debian: apt-get install python3-venv)" >&2
+        exit 1
+    fi
+    step "apt-get install python3-venv (for the Python runtime's tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends python3-venv >/dev/null 2>&1 ||
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-venv; }
+}
+
 ensure_component fmt rustfmt
 ensure_component clippy clippy
 ensure_netns_tools
 ensure_ap_types
 ensure_plot_font
+ensure_python_venv
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check
