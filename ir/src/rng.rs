@@ -49,6 +49,11 @@ impl SplitMix64 {
         self.below(len as u64) as usize
     }
 
+    /// One of `items`, which must not be empty.
+    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
+        items[self.index(items.len())].clone()
+    }
+
     /// `n` random bytes.
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next_u64() as u8).collect()

@@ -737,17 +737,3 @@ impl Gen {
         Some(Ex::run(format!("{}({})", f.name, args.join(", "))))
     }
 }
-
-impl Decls {
-    /// Whether `ty` has a proper part of type `target`.
-    pub fn contains_strictly(&self, ty: &Ty, target: &Ty) -> bool {
-        match ty {
-            Ty::Struct(s) => self.structs[*s]
-                .fields
-                .iter()
-                .any(|(_, f)| self.contains(f, target)),
-            Ty::Array(t, _) => self.contains(t, target),
-            _ => false,
-        }
-    }
-}

@@ -135,9 +135,11 @@ impl Decls {
 
     /// Whether a value of type `ty` has a part (itself, a field, an element) of type `target`.
     pub fn contains(&self, ty: &Ty, target: &Ty) -> bool {
-        if ty == target {
-            return true;
-        }
+        ty == target || self.contains_strictly(ty, target)
+    }
+
+    /// Whether `ty` has a proper part (a field, an element, or one of theirs) of type `target`.
+    pub fn contains_strictly(&self, ty: &Ty, target: &Ty) -> bool {
         match ty {
             Ty::Struct(s) => self.structs[*s]
                 .fields

@@ -1,6 +1,6 @@
 //! The generator's random source: the repository's SplitMix64 ([`scenic_ir::rng`]), salted so a
 //! smith seed names its own sequence (and the seeds of past campaigns keep naming the same
-//! programs), plus [`Rng::pick`].
+//! programs).
 
 use scenic_ir::rng::SplitMix64;
 use std::ops::{Deref, DerefMut};
@@ -13,11 +13,6 @@ impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
         Rng(SplitMix64::new(seed ^ 0x5eed_5c0f_a11c_e000))
-    }
-
-    /// One of `items`, which must not be empty.
-    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.index(items.len())].clone()
     }
 }
 

@@ -15,6 +15,7 @@ use scenic_interp::value::{width_of, HeaderVal, Value};
 use scenic_ir::proc::bits::Bits;
 use scenic_ir::proc::intrinsics::ones_complement;
 use scenic_ir::program::{KeyMatch, MatchKind, Module, Table};
+use scenic_ir::rng::SplitMix64;
 use scenic_ir::types::Type;
 use std::path::Path;
 
@@ -25,47 +26,14 @@ pub fn lower(path: &Path) -> Result<Module, String> {
     scenic_lower::lower_session(&mut session).map_err(|e| e.to_string())
 }
 
-/// SplitMix64: small, fast and good enough for test inputs.
+/// Test inputs: the repository's SplitMix64 ([`scenic_ir::rng`]) and [`Rng::bits`].
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next_u64() % n
-        }
-    }
-
-    /// True with probability `num / den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.below(den) < num
-    }
-
-    /// One of `items` (which must not be empty).
-    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize].clone()
-    }
-
-    /// `n` random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
+        Rng(SplitMix64::new(seed))
     }
 
     /// A random value of `width` bits.
@@ -73,6 +41,20 @@ impl Rng {
         let bytes = self.bytes(width.div_ceil(8) as usize);
         let v = BigUint::from_bytes_be(&bytes);
         v & ((BigUint::from(1u32) << width as usize) - 1u32)
+    }
+}
+
+impl std::ops::Deref for Rng {
+    type Target = SplitMix64;
+
+    fn deref(&self) -> &SplitMix64 {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Rng {
+    fn deref_mut(&mut self) -> &mut SplitMix64 {
+        &mut self.0
     }
 }
 
