@@ -170,7 +170,7 @@ fn show(report: &smith::SeedReport) {
             &report.case.ops,
             "the reference",
         ) {
-            println!("--- STF\n{}", t.stf.join("\n"));
+            println!("--- STF\n{}", t.stf_text().join("\n"));
             println!("--- transcript\n{}", t.lines.join("\n"));
         }
     }

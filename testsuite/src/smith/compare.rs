@@ -25,6 +25,9 @@ pub struct Transcript {
     pub lines: Vec<String>,
     /// STF commands and expectations.
     pub stf: Vec<String>,
+    /// Where the STF stops being able to follow the run (an operation STF cannot express, such
+    /// as a struct-valued map write): the commands from there on are written commented out.
+    pub stf_cut: Option<usize>,
 }
 
 /// The STF port of a destination (docs/testing.md, "Ports and the order of things").
@@ -55,24 +58,60 @@ impl Transcript {
         self.stf.push("wait".into());
     }
 
-    fn notes(&mut self, ns: &[Notification]) {
+    /// What the second scu did with a copy the first sent it (`to_scu`): transcript lines only,
+    /// since STF feeds one scu (docs/testing.md).
+    fn peer_packet(&mut self, i: usize, out: &scenic_interp::PacketOutcome) {
+        for (d, b) in &out.outputs {
+            self.lines
+                .push(format!("{i}: peer out {} {}", port(d), hex(b)));
+        }
+        if let Some(r) = &out.dropped {
+            self.lines.push(format!("{i}: peer dropped {r}"));
+        }
+        for n in &out.notifications {
+            self.lines.push(note_line(n));
+        }
+    }
+
+    pub(super) fn notes(&mut self, ns: &[Notification]) {
         for n in ns {
             let to = if n.to_arm { "arm" } else { "host" };
-            self.lines.push(format!(
-                "notify {to} {} from {} at {}",
-                n.value, n.source, n.time_ns
-            ));
+            self.lines.push(note_line(n));
             self.stf
                 .push(format!("expect_notify {to} {} from {}", n.value, n.source));
         }
     }
+
+    /// The STF text: the commands, those after the cut commented out with a note.
+    pub fn stf_text(&self) -> Vec<String> {
+        let cut = self.stf_cut.unwrap_or(self.stf.len());
+        let mut out = self.stf[..cut].to_vec();
+        if cut < self.stf.len() {
+            out.push(
+                "# STF cannot express the next operation: the rest of the run, as the reference did it"
+                    .into(),
+            );
+            out.extend(self.stf[cut..].iter().map(|l| format!("# {l}")));
+        }
+        out
+    }
+}
+
+fn note_line(n: &Notification) -> String {
+    let to = if n.to_arm { "arm" } else { "host" };
+    format!("notify {to} {} from {} at {}", n.value, n.source, n.time_ns)
 }
 
 /// Runs `ops` on a fresh machine for `module`.
 pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -> Transcript {
     let mut m = Machine::new(module);
+    // The clock starts at 0, as in an STF test (docs/testing.md): `every` periods count from
+    // there, not from the first time an input names.
+    let early = m.advance_time(0);
     let mut t = Transcript::default();
+    t.notes(&early);
     let scu = m.scu_by_name(&info.scu);
+    let peer = info.peer.as_ref().and_then(|p| m.scu_by_name(&p.scu));
     let mut now = 0u64;
     for (i, op) in ops.iter().enumerate() {
         let cmd = op.stf(info);
@@ -82,6 +121,26 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
                 t.stf.push(cmd);
                 let out = m.process_packet(scu, bytes, *p, now);
                 t.packet(i, &out);
+                // The copies sent to the second scu run there (language.md §7.15), arriving on
+                // the port the packet came in on.
+                for (d, b) in &out.outputs {
+                    if let (Destination::Scu(to), Some(_)) = (d, peer) {
+                        let got = m.process_packet(*to, b, *p, now);
+                        t.peer_packet(i, &got);
+                    }
+                }
+            }
+            Op::Words { flow, bytes } => {
+                let Some(scu) = scu else { continue };
+                t.stf.push(cmd);
+                super::stream_run::words(&mut t, &mut m, scu, i, *flow, bytes, now);
+            }
+            Op::MapRecord { map, key, seed } => {
+                let Some(scu) = scu else { continue };
+                let status = super::host_record::write(&mut m, module, scu, map, *key, *seed);
+                t.lines.push(format!("{i}: map record {status}"));
+                t.stf_cut.get_or_insert(t.stf.len());
+                t.stf.push(cmd);
             }
             Op::Time(ns) => {
                 now = *ns;
@@ -134,6 +193,14 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
         }
     }
     final_state(&mut t, &m, module, info, scu);
+    cc_state(&mut t, &m, module);
+    if let (Some(p), Some(id)) = (&info.peer, peer) {
+        // The second scu's state is the transcript's alone (STF reads the first scu's).
+        let mut pt = Transcript::default();
+        final_state(&mut pt, &m, module, p, Some(id));
+        t.lines
+            .extend(pt.lines.into_iter().map(|l| format!("peer {l}")));
+    }
     t
 }
 
@@ -242,6 +309,10 @@ fn final_state(
         }
         maps(t, m, module, info, scu);
     }
+}
+
+/// Every controller's per-flow state and timers at the end.
+fn cc_state(t: &mut Transcript, m: &Machine, module: &Module) {
     for (cid, cc) in module.ccs.iter() {
         if let Some(rt) = m.ccs.get(cid.index()) {
             for (flow, state) in &rt.flows {

@@ -81,6 +81,12 @@ pub struct Ctx {
     pub ret: Option<Ty>,
     /// Parser state code: only `meta` and own locals may be assigned.
     pub parser: bool,
+    /// A `stream` kernel (language.md §7.17): `pass` (at most once on a path, and never in a
+    /// loop here) and `push` to the scu's outputs.
+    pub stream: bool,
+    /// Code that may `push` to the scu's outputs: the stream kernel and the functions only it
+    /// calls (E0508 elsewhere).
+    pub push: bool,
 }
 
 /// The scope stack and what the program offers.
@@ -102,6 +108,10 @@ pub struct Env {
     pub counters: Vec<(String, u32)>,
     /// Meters: name and bucket count.
     pub meters: Vec<(String, u32)>,
+    /// Stream outputs: name and, for an output array, its element count.
+    pub outs: Vec<(String, Option<u32>)>,
+    /// Other scus a control may send a copy to (`to_scu`, language.md §7.15).
+    pub scu_targets: Vec<String>,
     /// What the context allows.
     pub ctx: Ctx,
 }

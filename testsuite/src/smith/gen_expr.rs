@@ -50,6 +50,9 @@ pub struct Gen {
     next_name: u32,
     /// Calls being generated inside one another (bounds the recursion of call arguments).
     nest: u32,
+    /// Whether the stream kernel may already have passed its word on the path being generated
+    /// (a second `pass` on a path is E0501, language.md §7.17).
+    pub passed: bool,
 }
 
 impl Gen {
@@ -62,6 +65,7 @@ impl Gen {
             env: Env::default(),
             next_name: 0,
             nest: 0,
+            passed: false,
         }
     }
 
@@ -445,6 +449,7 @@ impl Gen {
             Ty::Bit(16),
             Ty::Int(32),
             Ty::Bit(128),
+            Ty::Bit(512),
         ]);
         let m = src_ty.int_width()?;
         if m < w {
@@ -464,6 +469,21 @@ impl Gen {
             .filter(|l| l.max + u64::from(w) <= u64::from(m))
             .map(|l| (l.name.clone(), l.max))
             .collect();
+        // `x[i * w + w - 1 + c : i * w + c]`: lane `i` of a wide value, as a stream kernel walks
+        // the lanes of its word (examples/partition.sn).
+        let lanes: Vec<(String, u64)> = self
+            .env
+            .loops
+            .iter()
+            .filter(|l| (l.max + 1) * u64::from(w) <= u64::from(m))
+            .map(|l| (l.name.clone(), l.max))
+            .collect();
+        if !lanes.is_empty() && self.rng.chance(1, 3) {
+            self.stats.hit("slice.loop-scaled-bounds");
+            let (i, max) = self.rng.pick(&lanes);
+            let c = self.rng.below(u64::from(m) - (max + 1) * u64::from(w) + 1);
+            return format!("{i} * {w} + {}:{i} * {w} + {c}", c + u64::from(w) - 1);
+        }
         if !loops.is_empty() && self.rng.chance(2, 3) {
             self.stats.hit("slice.loop-bounds");
             let (i, max) = self.rng.pick(&loops);

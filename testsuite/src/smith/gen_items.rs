@@ -1,7 +1,8 @@
 //! Top-level items: enums (with and without a representation), structs nesting arrays of
 //! structs, typed constants, functions with parameters and returns (each may call only the ones
 //! before it: no recursion, E0503), and congestion controllers with state, params, every event
-//! handler, timers with `restart` and byte counters. The scu is in `gen_scu.rs`.
+//! handler, timers with `restart` and byte counters. The scus are in `gen_scu.rs` and
+//! `gen_stream.rs`.
 
 use super::env::{Ctx, Env, FnSig};
 use super::gen_expr::Gen;
@@ -18,7 +19,7 @@ impl Gen {
         let consts = self.consts(&mut out);
         let fns = self.functions(&mut out, &consts);
         let mut info = ProgramInfo::default();
-        self.scu(&mut out, &consts, &fns, &mut info);
+        self.scus(&mut out, &consts, &fns, &mut info);
         if self.rng.chance(1, 2) {
             let cc = self.cc(&mut out, &consts, &fns);
             info.ccs.push(cc);
@@ -26,6 +27,31 @@ impl Gen {
         let mut source = out.lines.join("\n");
         source.push('\n');
         Program { source, info }
+    }
+
+    /// The scus: a `slow_path` one, an `rdma`/`tcp` one with a stream kernel, or a `slow_path`
+    /// one whose control sends copies to a second `slow_path` scu (`to_scu`). The first scu gets
+    /// the inputs (as in STF, docs/testing.md); the second gets the copies.
+    fn scus(
+        &mut self,
+        out: &mut Lines,
+        consts: &[(String, Ty)],
+        fns: &[FnSig],
+        info: &mut ProgramInfo,
+    ) {
+        let name = self.fresh("u");
+        match self.rng.below(10) {
+            0..=3 => self.scu(out, &name, &[], consts, fns, info),
+            4..=6 => self.stream_scu(out, &name, consts, fns, info),
+            _ => {
+                let second = self.fresh("u");
+                self.stats.hit("scu.second");
+                self.scu(out, &name, std::slice::from_ref(&second), consts, fns, info);
+                let mut peer = ProgramInfo::default();
+                self.scu(out, &second, &[], consts, fns, &mut peer);
+                info.peer = Some(Box::new(peer));
+            }
+        }
     }
 
     fn enums(&mut self, out: &mut Lines) {

@@ -35,19 +35,9 @@ pub(super) struct ScuEnv {
     pub(super) meta: Vec<(String, Ty)>,
 }
 
-impl Gen {
-    /// Writes the scu and records what it offers in `info`.
-    pub fn scu(
-        &mut self,
-        out: &mut Lines,
-        consts: &[(String, Ty)],
-        fns: &[FnSig],
-        info: &mut ProgramInfo,
-    ) {
-        let name = self.fresh("u");
-        info.scu = name.clone();
-        let head_at = out.lines.len();
-        out.open(format!("scu {name} on slow_path {{"));
+impl ScuEnv {
+    /// An scu's env before its members: the program's functions and constants.
+    pub(super) fn new(fns: &[FnSig], consts: &[(String, Ty)]) -> ScuEnv {
         let mut se = ScuEnv {
             base: Env {
                 fns: fns.to_vec(),
@@ -60,6 +50,37 @@ impl Gen {
         for (c, t) in consts {
             se.base.add_const(c.clone(), t.clone());
         }
+        se
+    }
+
+    /// The env of code that runs outside packets (`every`, a stream kernel and its functions):
+    /// the members, with CSRs assignable (language.md §7.1).
+    pub(super) fn word_env(&self) -> Env {
+        let mut env = self.base.clone();
+        for (c, t, assignable) in &self.csrs {
+            env.add(c.clone(), t.clone(), *assignable);
+        }
+        env
+    }
+}
+
+impl Gen {
+    /// Writes the `slow_path` scu `name`, whose control may send copies to `targets`
+    /// (`to_scu`), and records what it offers in `info`.
+    pub fn scu(
+        &mut self,
+        out: &mut Lines,
+        name: &str,
+        targets: &[String],
+        consts: &[(String, Ty)],
+        fns: &[FnSig],
+        info: &mut ProgramInfo,
+    ) {
+        info.scu = name.to_string();
+        let head_at = out.lines.len();
+        out.open(format!("scu {name} on slow_path {{"));
+        let mut se = ScuEnv::new(fns, consts);
+        se.base.scu_targets = targets.to_vec();
         self.csrs(out, &mut se, info);
         let (htys, insts) = self.headers(out, head_at);
         for i in &insts {
@@ -111,7 +132,7 @@ impl Gen {
         out.close("}");
     }
 
-    fn csrs(&mut self, out: &mut Lines, se: &mut ScuEnv, info: &mut ProgramInfo) {
+    pub(super) fn csrs(&mut self, out: &mut Lines, se: &mut ScuEnv, info: &mut ProgramInfo) {
         for i in 0..self.rng.range(1, 4) {
             let name = self.fresh("c");
             let w = self.rng.pick(&[1u32, 8, 16, 32, 64]);
@@ -379,7 +400,7 @@ impl Gen {
         }
     }
 
-    fn maps(&mut self, out: &mut Lines, se: &mut ScuEnv, info: &mut ProgramInfo) {
+    pub(super) fn maps(&mut self, out: &mut Lines, se: &mut ScuEnv, info: &mut ProgramInfo) {
         for _ in 0..self.rng.below(3) {
             let name = self.fresh("mp");
             let kind = self
@@ -414,6 +435,7 @@ impl Gen {
                 kind,
                 key_width,
                 scalar_value: host_width(&value),
+                struct_value: matches!(value, Ty::Struct(_)),
                 size,
             });
             se.base.maps.push(MapSig {
@@ -550,12 +572,9 @@ impl Gen {
         out.close("}");
     }
 
-    fn every(&mut self, out: &mut Lines, se: &ScuEnv) {
+    pub(super) fn every(&mut self, out: &mut Lines, se: &ScuEnv) {
         self.stats.hit("scu.every");
-        let mut env = se.base.clone();
-        for (c, t, assignable) in &se.csrs {
-            env.add(c.clone(), t.clone(), *assignable);
-        }
+        let mut env = se.word_env();
         env.ctx = Ctx {
             maps: true,
             notify: true,
@@ -602,6 +621,12 @@ impl Gen {
         self.env = self.packet_env(se, true, Self::control_ctx());
         let n = self.rng.range(1, 4) as u32;
         self.stmts(out, n, 3);
+        // A copy to the second scu on most packets, so that scu runs (language.md §7.15).
+        if !se.base.scu_targets.is_empty() && self.rng.chance(2, 3) {
+            self.stats.hit("stmt.to-scu");
+            let t = self.rng.pick(&se.base.scu_targets);
+            out.line(format!("to_scu({t});"));
+        }
         for t in tables {
             self.apply(out, t);
             let n = self.rng.range(0, 2) as u32;

@@ -2,7 +2,7 @@
 //! fields, constant / loop-variable / run-time indices, nested paths, slices with constant or
 //! loop-dependent bounds), `if`/`else`, `match` with every pattern form, bounded `for` loops,
 //! calls, and the unit-specific statements the context allows (maps, counters, `notify`,
-//! header validity, destinations, `restart`).
+//! header validity, destinations and `to_scu`, `restart`; `pass` and `push` in `gen_stream.rs`).
 //!
 //! Output is one statement per line, blocks opening with a line ending in `{` and closing with a
 //! line starting with `}`: the minimiser relies on that shape.
@@ -100,11 +100,16 @@ impl Gen {
     /// An assignable place and its type: a mutable variable, descended through fields and
     /// elements, perhaps sliced.
     pub fn place(&mut self) -> Option<(String, Ty)> {
+        self.place_under(None)
+    }
+
+    /// [`Gen::place`], inside variable `root` when given.
+    pub fn place_under(&mut self, root: Option<&str>) -> Option<(String, Ty)> {
         let roots: Vec<(String, Ty)> = self
             .env
             .vars
             .iter()
-            .filter(|v| v.mutable && !v.konst)
+            .filter(|v| v.mutable && !v.konst && root.is_none_or(|r| v.name == r))
             .map(|v| (v.name.clone(), v.ty.clone()))
             .collect();
         if roots.is_empty() {
@@ -192,13 +197,18 @@ impl Gen {
         self.stats.hit("stmt.if");
         let c = self.bool_cond(2);
         out.open(format!("if {} {{", c.text));
+        let before = self.passed;
         self.scoped(out, depth - 1);
+        let then_passed = self.passed;
         if self.rng.chance(1, 2) {
             self.stats.hit("stmt.if-else");
             out.close("} else {");
             out.indent += 1;
+            self.passed = before;
             self.scoped(out, depth - 1);
         }
+        // Either branch may have run: the worst case of the two (the checker's `max_counts`).
+        self.passed |= then_passed;
         out.close("}");
     }
 
@@ -211,7 +221,12 @@ impl Gen {
 
     fn for_stmt(&mut self, out: &mut Lines, depth: u32) {
         let name = self.fresh("i");
-        let (head, max) = if self.rng.chance(1, 2) {
+        let (head, max) = if self.env.ctx.stream && self.rng.chance(1, 3) {
+            // The lanes of a payload word: 8 of 64 bits, 4 of 128, 16 of 32.
+            let n = self.rng.pick(&[4u64, 8, 16]);
+            self.stats.hit("stream.for-lanes");
+            (format!("for {name} in 0..{n} {{"), n - 1)
+        } else if self.rng.chance(1, 2) {
             let n = self.rng.range(1, 4);
             (format!("for {name} in 0..{n} {{"), n - 1)
         } else {
@@ -247,11 +262,16 @@ impl Gen {
         if matches!(ty, Ty::Bit(_) | Ty::Int(_)) || self.rng.chance(1, 3) {
             arms.push("_".into());
         }
+        let before = self.passed;
+        let mut any_passed = before;
         for p in arms {
             out.open(format!("{p} => {{"));
+            self.passed = before;
             self.scoped(out, depth - 1);
+            any_passed |= self.passed;
             out.close("}");
         }
+        self.passed = any_passed;
         out.close("}");
     }
 
@@ -339,6 +359,9 @@ impl Gen {
     /// A statement only some contexts allow: maps, counters, `notify`, headers, destinations.
     fn unit_stmt(&mut self, out: &mut Lines, depth: u32) {
         let ctx = self.env.ctx.clone();
+        if ctx.push && self.rng.chance(1, 2) {
+            return self.stream_stmt(out, depth);
+        }
         match self.rng.below(6) {
             0 | 1 if ctx.maps && !self.env.maps.is_empty() => self.map_stmt(out, depth),
             2 if ctx.notify => {
@@ -376,6 +399,12 @@ impl Gen {
     }
 
     fn destination(&mut self, out: &mut Lines) {
+        if !self.env.scu_targets.is_empty() && self.rng.chance(1, 3) {
+            self.stats.hit("stmt.to-scu");
+            let t = self.rng.pick(&self.env.scu_targets.clone());
+            out.line(format!("to_scu({t});"));
+            return;
+        }
         match self.rng.below(6) {
             0 => {
                 self.stats.hit("stmt.drop");

@@ -88,6 +88,10 @@ impl Gen {
             let has_lpm = keys.iter().any(|k| k.kind == "lpm");
             keys.push(self.table_key(se, has_lpm));
         }
+        // STF names a key by its expression (`add t h.f:1 …`): a key written twice could not be
+        // given two values, so each expression is a key once.
+        let mut seen = std::collections::HashSet::new();
+        keys.retain(|k| seen.insert(k.name.clone()));
         let mut actions: Vec<(String, Vec<(String, u32)>)> = Vec::new();
         let mut decls = Vec::new();
         for _ in 0..self.rng.range(1, 3) {

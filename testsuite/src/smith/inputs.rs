@@ -1,6 +1,8 @@
 //! Inputs for a generated program: packets (random bytes around the length of the parser's
 //! headers, biased to zeros and ones so that the narrow select fields take the values the parser's
-//! arms name), host operations as in STF (`set_csr`, `add`, `setdefault`, `map_write`),
+//! arms name) or, for a stream kernel, messages of payload words (STF `words`), host operations as
+//! in STF (`set_csr`, `add`, `setdefault`, `map_write`) and struct-valued map writes (which only
+//! the host's control path can express),
 //! virtual time that runs `every` blocks and cc timers, and congestion events. Each operation
 //! renders as its STF command, so a mismatch's inputs become a `.stf` file.
 
@@ -61,6 +63,23 @@ pub enum Op {
         /// The value.
         value: u64,
     },
+    /// A message of payload words to the stream kernel (STF `words`).
+    Words {
+        /// The flow or queue pair (fits the attach binding).
+        flow: u64,
+        /// The message's bytes (at least one), cut into 64-byte words.
+        bytes: Vec<u8>,
+    },
+    /// The host writes a map entry whose value is a struct, as a packed record through the
+    /// control path (`scenic_sim::control`); STF cannot write one (docs/testing.md).
+    MapRecord {
+        /// The map.
+        map: String,
+        /// The key.
+        key: u64,
+        /// The seed of the value, drawn per field from the map's value type (`host_record.rs`).
+        seed: u64,
+    },
     /// A congestion signal.
     Event {
         /// The controller.
@@ -93,7 +112,11 @@ pub fn ops(rng: &mut Rng, info: &ProgramInfo) -> Vec<Op> {
             8 if info.tables.iter().any(|t| t.runtime) => set_default(rng, info),
             9 if info.maps.iter().any(|m| m.scalar_value.is_some()) => map_write(rng, info),
             10..=12 if !info.ccs.is_empty() => event(rng, info),
-            _ => packet(rng, info),
+            13 if info.maps.iter().any(|m| m.struct_value) => map_record(rng, info),
+            _ => match &info.stream {
+                Some(s) => words(rng, s.flow_width),
+                None => packet(rng, info),
+            },
         };
         ops.push(op);
     }
@@ -135,6 +158,39 @@ fn packet(rng: &mut Rng, info: &ProgramInfo) -> Op {
     Op::Packet {
         port: rng.below(4) as u8,
         bytes,
+    }
+}
+
+/// A message of 1 to 200 bytes (biased to whole words and to one byte past them), on a flow
+/// biased to small numbers and to the binding's largest value.
+fn words(rng: &mut Rng, flow_width: u32) -> Op {
+    let len = match rng.below(6) {
+        0 => rng.pick(&[64u64, 128, 192]),
+        1 => rng.pick(&[1u64, 65, 129]),
+        _ => rng.range(1, 200),
+    } as usize;
+    let bytes = (0..len)
+        .map(|_| match rng.below(8) {
+            0 | 1 => 0,
+            2 => 1,
+            3 => 0xff,
+            _ => rng.next_u64() as u8,
+        })
+        .collect();
+    let flow = match rng.below(4) {
+        0 => (1u64 << flow_width) - 1,
+        _ => rng.below(4),
+    };
+    Op::Words { flow, bytes }
+}
+
+fn map_record(rng: &mut Rng, info: &ProgramInfo) -> Op {
+    let maps: Vec<_> = info.maps.iter().filter(|m| m.struct_value).collect();
+    let m = maps[rng.index(maps.len())];
+    Op::MapRecord {
+        map: m.name.clone(),
+        key: edge_u64(rng, m.key_width),
+        seed: rng.next_u64(),
     }
 }
 
@@ -269,6 +325,21 @@ fn stf_args(t: Option<&TableInfo>, action: &str, args: &[BigUint]) -> String {
 }
 
 impl Op {
+    /// The `--stats` name of the operation.
+    pub fn stat_name(&self) -> &'static str {
+        match self {
+            Op::Packet { .. } => "input.packet",
+            Op::Time(_) => "input.time",
+            Op::SetCsr { .. } => "input.set-csr",
+            Op::AddEntry { .. } => "input.table-add",
+            Op::SetDefault { .. } => "input.table-set-default",
+            Op::MapWrite { .. } => "input.map-write",
+            Op::Words { .. } => "input.words",
+            Op::MapRecord { .. } => "input.map-write-struct",
+            Op::Event { .. } => "input.cc-event",
+        }
+    }
+
     /// The STF command.
     pub fn stf(&self, info: &ProgramInfo) -> String {
         let table = |name: &str| info.tables.iter().find(|t| t.name == name);
@@ -305,6 +376,10 @@ impl Op {
                 args,
             } => format!("setdefault {t} {}", stf_args(table(t), action, args)),
             Op::MapWrite { map, key, value } => format!("map_write {map} {key} {value}"),
+            Op::Words { flow, bytes } => format!("words {flow} {}", hex(bytes)),
+            Op::MapRecord { map, key, seed } => format!(
+                "# the host writes a struct value (record seed {seed}) to map {map} key {key}: STF cannot"
+            ),
             Op::Event { cc, flow, event } => match event {
                 CcEvent::Ack { bytes, ecn } => {
                     format!("event {cc} {flow} ack bytes={bytes} ecn={}", u8::from(*ecn))

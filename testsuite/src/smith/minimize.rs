@@ -18,6 +18,9 @@ fn reproduces(case: &Case, source: &str, ops: &[Op], like: &Finding) -> bool {
         }
         Err(Ok(_)) => return false,
     };
+    if let Finding::Dropped { .. } = like {
+        return !super::stmt_check::dropped_statements(source, &module).is_empty();
+    }
     if like.variant() == "(lowering)" {
         return scenic_ir::valid::Validator::new()
             .validate(&module)
@@ -30,6 +33,7 @@ fn reproduces(case: &Case, source: &str, ops: &[Op], like: &Finding) -> bool {
     let variant = match like {
         Finding::Mismatch { variant, .. } => variant.clone(),
         Finding::Invalid { pass, .. } => pass.clone(),
+        Finding::Dropped { .. } => return false,
         Finding::Panic { stage, .. } => stage
             .trim_start_matches("interpreter on ")
             .trim_start_matches("pass ")

@@ -15,7 +15,7 @@
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
 //! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
-//! `gen_table` (the generator), `env` (scopes), `program` (what a program offers its inputs),
+//! `gen_stream`, `gen_table` (the generator), `env` (scopes), `program` (what a program offers its inputs),
 //! `inputs`, `compare`, `minimize`, `stats` and `op_names` (what `--stats` counts).
 
 pub mod compare;
@@ -24,14 +24,18 @@ pub mod gen_expr;
 pub mod gen_items;
 pub mod gen_scu;
 pub mod gen_stmt;
+pub mod gen_stream;
 pub mod gen_table;
 pub mod gen_types;
+pub mod host_record;
 pub mod inputs;
 pub mod minimize;
 pub mod op_names;
 pub mod program;
 pub mod rng;
 pub mod stats;
+pub mod stmt_check;
+pub mod stream_run;
 
 use compare::Transcript;
 use inputs::Op;
@@ -82,10 +86,14 @@ pub fn generate(seed: u64) -> Case {
     let program = g.program();
     let mut rng = rng::Rng::new(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1d);
     let ops = inputs::ops(&mut rng, &program.info);
+    let mut stats = g.stats;
+    for op in &ops {
+        stats.hit(op.stat_name());
+    }
     Case {
         program,
         ops,
-        stats: g.stats,
+        stats,
     }
 }
 
@@ -106,6 +114,11 @@ pub enum Finding {
         /// The validator's message.
         message: String,
     },
+    /// Lowering dropped statements of the checked program (`stmt_check.rs`).
+    Dropped {
+        /// The statements, one per line.
+        statements: String,
+    },
     /// A variant's transcript differs from the reference's.
     Mismatch {
         /// The variant (`all` or a pass name).
@@ -123,6 +136,7 @@ impl Finding {
         match self {
             Finding::Panic { stage, .. } => stage,
             Finding::Invalid { pass, .. } => pass,
+            Finding::Dropped { .. } => "(lowering)",
             Finding::Mismatch { variant, .. } => variant,
         }
     }
@@ -133,6 +147,9 @@ impl Finding {
             Finding::Panic { stage, message } => format!("panic in {stage}: {message}"),
             Finding::Invalid { pass, message } => {
                 format!("IR invalid after pass `{pass}`: {message}")
+            }
+            Finding::Dropped { statements } => {
+                format!("lowering dropped statements: {statements}")
             }
             Finding::Mismatch {
                 variant,
@@ -324,6 +341,12 @@ pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
         });
         return report;
     }
+    let dropped = stmt_check::dropped_statements(&report.case.program.source, &module);
+    if !dropped.is_empty() {
+        report.findings.push(Finding::Dropped {
+            statements: dropped.join("; "),
+        });
+    }
     let ops = report.case.ops.clone();
     let reference = match transcript(&module, &module, &report.case, &ops, "the reference") {
         Ok(t) => t,
@@ -374,7 +397,7 @@ pub fn reproduction(
     let mut stf_reproduces = false;
     if let Ok(module) = lower(source) {
         if let Ok(t) = transcript(&module, &module, case, ops, "the reference") {
-            for l in &t.stf {
+            for l in &t.stf_text() {
                 stf.push_str(l);
                 stf.push('\n');
             }

@@ -52,6 +52,8 @@ pub struct MapInfo {
     pub key_width: u32,
     /// Value width, when the value is a `bit<N>` the host can write.
     pub scalar_value: Option<u32>,
+    /// Whether the value is a struct (written by the host as a packed record, not by STF).
+    pub struct_value: bool,
     /// Its size.
     pub size: u64,
 }
@@ -69,7 +71,26 @@ pub struct CcInfo {
     pub params: Vec<(String, u32)>,
 }
 
-/// The scu and controllers of a program.
+/// An output of a stream kernel (language.md §7.14).
+#[derive(Clone, Debug)]
+pub struct OutInfo {
+    /// Its name.
+    pub name: String,
+    /// The element count of an output array.
+    pub count: Option<u32>,
+}
+
+/// What an `rdma`/`tcp` scu's stream kernel offers its inputs.
+#[derive(Clone, Debug)]
+pub struct StreamInfo {
+    /// The attach binding's width: 24 (`rdma(qp)`) or 16 (`tcp(flow)`), language.md §4.16.
+    pub flow_width: u32,
+    /// Its outputs.
+    pub outs: Vec<OutInfo>,
+}
+
+/// The scus and controllers of a program: the first scu (which gets every packet, word and
+/// host operation, as in STF) described here, a second one in `peer`.
 #[derive(Clone, Debug, Default)]
 pub struct ProgramInfo {
     /// The scu's name.
@@ -88,6 +109,10 @@ pub struct ProgramInfo {
     pub header_bytes: usize,
     /// Controllers.
     pub ccs: Vec<CcInfo>,
+    /// The stream kernel, for an `rdma`/`tcp` scu (which then gets words instead of packets).
+    pub stream: Option<StreamInfo>,
+    /// A second scu, fed the copies the first one sends it with `to_scu` (language.md §7.15).
+    pub peer: Option<Box<ProgramInfo>>,
 }
 
 /// A generated program.
