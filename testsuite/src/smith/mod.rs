@@ -10,13 +10,15 @@
 //!   (the passes `scenicc emit ir --passes` offers), and compares every observable output
 //!   (`compare.rs`); a pass that panics or leaves IR that does not validate is a finding.
 //!
-//! `check` and `lower` run under `catch_unwind`: a panic there is a finding too. Later stages of
+//! `check` and `lower` run under `catch_unwind`: a panic there is a finding too, and so is a
+//! statement of the program that lowering dropped (`stmt_check.rs`). Later stages of
 //! issue 14 add `hls-csim` and `p4` as more [`Backend`]s compared against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
 //! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
-//! `gen_stream`, `gen_table` (the generator), `env` (scopes), `program` (what a program offers its inputs),
-//! `inputs`, `compare`, `minimize`, `stats` and `op_names` (what `--stats` counts).
+//! `gen_stream`, `gen_table` (the generator), `env` (scopes), `program` (what a program offers
+//! its inputs), `inputs`, `host_record` (struct-valued host writes), `compare` and `stream_run`
+//! (transcripts), `stmt_check`, `minimize`, `stats` and `op_names` (what `--stats` counts).
 
 pub mod compare;
 pub mod env;
