@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::emu::banks::ModelEngine;
+use crate::emu::serve::serve;
 use crate::emu::{EmuConfig, EmuError, EmuServer, EMU_MTU_MAX};
-use crate::net::{Datapath, DatapathConfig, FrameIo, PacketPort, Tap};
+use crate::net::{FrameIo, PacketPort, Tap};
 use crate::region::RegionError;
 
 /// What `scenic nic up` asks for.
@@ -98,42 +98,11 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
             return Err(e);
         }
     };
-    let dp_config = DatapathConfig {
-        scu_slots: config.slots,
-        ..DatapathConfig::default()
-    };
     let ports: Vec<Box<dyn FrameIo>> = ports
         .into_iter()
         .map(|p| Box::new(p) as Box<dyn FrameIo>)
         .collect();
-    let mut datapath = Datapath::new(
-        server.shared_region(),
-        dp_config,
-        ports,
-        Box::new(tap),
-        server.reset_generation(),
-    );
-    for k in 0..config.slots {
-        datapath.set_engine(k, Box::new(ModelEngine::new(banks.clone(), k)));
-    }
-    server.set_fence_gate(datapath.fence_gate());
-    if let Some(waker) = datapath.waker() {
-        server.set_fence_waker(waker);
-    }
-    ready();
-    let freeze = AtomicBool::new(false);
-    let ran = std::thread::scope(|scope| {
-        let dp = scope.spawn(|| {
-            let out = datapath.run(stop);
-            // A failed datapath stops the device: the map must not look alive without it.
-            stop.store(true, Ordering::Release);
-            out
-        });
-        let served = server.run(stop, &freeze);
-        stop.store(true, Ordering::Release);
-        let carried = dp.join().unwrap_or(Ok(()));
-        served.and(carried)
-    });
+    let ran = serve(&mut server, banks, ports, Box::new(tap), stop, ready);
     // The device is gone: its map file and the slot journals that described its units go too
     // (clients that still map the file keep their mapping and see READY clear).
     let map = std::path::PathBuf::from(server.region().path());

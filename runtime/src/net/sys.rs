@@ -76,7 +76,7 @@ struct PacketMreq {
     mr_address: [u8; 8],
 }
 
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+pub(super) fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -94,7 +94,7 @@ fn c_name(name: &str) -> io::Result<CString> {
     CString::new(name).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in name"))
 }
 
-fn set_int_opt(
+pub(super) fn set_int_opt(
     fd: RawFd,
     level: libc::c_int,
     opt: libc::c_int,
@@ -191,7 +191,7 @@ impl PacketPort {
     }
 }
 
-fn would_block(e: &io::Error) -> bool {
+pub(super) fn would_block(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
