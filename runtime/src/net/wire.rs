@@ -6,8 +6,8 @@
 //! The device's end ([`WireDevice`]) is a [`FrameIo`] given to the datapath; the other end
 //! ([`Wire`]) belongs to the caller: `send` is a frame arriving at the NIC, `recv` a frame the NIC
 //! sent. Invariants: both ends are non-blocking; a frame longer than [`MAX_FRAME`] is refused on
-//! `send` (nothing is truncated silently); a full socket buffer is an error on `send`, never a
-//! silent drop.
+//! `send` (nothing is truncated silently); a wire that stays full is an error on `send` (the
+//! caller's, after [`SEND_WAIT`]; the device's at once, counted as a drop), never a silent loss.
 
 // System calls on descriptors this module owns; each block says why it is sound.
 #![allow(unsafe_code)]
@@ -20,6 +20,9 @@ use super::sys::{check, set_int_opt, wait_readable, would_block, FrameIo};
 
 /// The longest frame a wire carries: the emulator's buffer less its tag (device.md §5.1).
 pub const MAX_FRAME: usize = 16384 - 16;
+
+/// How long [`Wire::send`] waits for room on a full wire.
+pub const SEND_WAIT: Duration = Duration::from_secs(1);
 
 /// Socket buffer per end: room for a few hundred full-size frames in flight.
 const SOCKET_BUFFER: libc::c_int = 4 << 20;
@@ -78,6 +81,17 @@ fn recv_one(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     Ok(Some(n as usize))
 }
 
+/// Waits until `fd` has room to write or `timeout_ms` passed.
+fn wait_writable(fd: RawFd, timeout_ms: i32) {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; an error only ends the wait early.
+    let _ = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+}
+
 fn send_one(fd: RawFd, frame: &[u8]) -> io::Result<()> {
     // SAFETY: `frame` is valid for its length.
     let n = unsafe { libc::send(fd, frame.as_ptr().cast(), frame.len(), libc::MSG_NOSIGNAL) };
@@ -88,8 +102,9 @@ fn send_one(fd: RawFd, frame: &[u8]) -> io::Result<()> {
 }
 
 impl Wire {
-    /// Puts one frame on the wire towards the NIC. Refused: an empty frame, one longer than
-    /// [`MAX_FRAME`], and a full wire (`WouldBlock`: the NIC has not taken earlier frames yet).
+    /// Puts one frame on the wire towards the NIC, waiting up to [`SEND_WAIT`] for room while
+    /// the NIC takes earlier frames. Refused: an empty frame, one longer than [`MAX_FRAME`], and a
+    /// wire still full after the wait (`WouldBlock`: the NIC is not taking frames).
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         if frame.is_empty() || frame.len() > MAX_FRAME {
             return Err(io::Error::new(
@@ -100,7 +115,15 @@ impl Wire {
                 ),
             ));
         }
-        send_one(self.fd.as_raw_fd(), frame)
+        let until = Instant::now() + SEND_WAIT;
+        loop {
+            match send_one(self.fd.as_raw_fd(), frame) {
+                Err(e) if would_block(&e) && Instant::now() < until => {
+                    wait_writable(self.fd.as_raw_fd(), 1);
+                }
+                other => return other,
+            }
+        }
     }
 
     /// The next frame the NIC sent on this wire, waiting up to `timeout` (zero: only what is
@@ -137,13 +160,10 @@ impl FrameIo for WireDevice {
         recv_one(self.fd.as_raw_fd(), buf)
     }
 
+    /// A full wire (the caller does not read) or a closed one is an error: the datapath counts
+    /// the frame in `TX_DROPS` / `HOST_RX_DROPS` as it does for a full TAP queue.
     fn send(&mut self, frame: &[u8]) -> io::Result<()> {
-        match send_one(self.fd.as_raw_fd(), frame) {
-            // Nobody reads the caller's end (or it is gone): the frame is lost on the cable, as
-            // on a real link with no receiver; the datapath counts what it sent.
-            Err(e) if would_block(&e) || e.raw_os_error() == Some(libc::EPIPE) => Ok(()),
-            other => other,
-        }
+        send_one(self.fd.as_raw_fd(), frame)
     }
 
     fn fd(&self) -> Option<RawFd> {
@@ -176,6 +196,21 @@ mod tests {
         assert!(user.send(&[]).is_err());
         assert!(user.send(&vec![0; MAX_FRAME + 1]).is_err());
         assert!(user.send(&vec![0; MAX_FRAME]).is_ok());
+    }
+
+    #[test]
+    fn a_full_wire_is_an_error_for_the_device_not_a_silent_loss() {
+        let (_user, mut dev) = wire().unwrap();
+        let frame = [1u8; 1500];
+        let sent = (0..100_000)
+            .take_while(|_| dev.send(&frame).is_ok())
+            .count();
+        assert!(
+            sent > 0 && sent < 100_000,
+            "{sent} frames before the wire was full"
+        );
+        let err = dev.send(&frame).unwrap_err();
+        assert!(would_block(&err), "{err}");
     }
 
     #[test]
