@@ -27,16 +27,18 @@ step "gcc -std=c11 -fsyntax-only runtime/capi/include/scenic.h"
 printf '#include <scenic.h>\n_Static_assert(sizeof(ScenicNotification) == 32, "layout");\nint main(void) { return scenic_last_error() == 0; }\n' >"$work/header.c"
 gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I runtime/capi/include "$work/header.c"
 
-step "g++ runtime/capi/examples/paper.cpp, run against the emulated device"
-"$target/debug/scenicc" build examples/xor_cipher.sn -o "$work/xor_cipher" >/dev/null
-g++ -std=c++17 -Wall -Wextra -Werror -I runtime/capi/include runtime/capi/examples/paper.cpp \
-    -L "$target/debug" -lscenic_c -Wl,-rpath,"$target/debug" -o "$work/paper"
-"$work/paper" "$work/scenic-cpp-$$" "$work/xor_cipher"
-echo "paper.cpp: every check held"
+# Builds examples/$2.sn into a package and runtime/capi/examples/$1.cpp against the library, then
+# runs the program with a fresh map path and the package.
+run_example() {
+    local program=$1 example=$2
+    step "g++ runtime/capi/examples/$program.cpp, run against the emulated device"
+    "$target/debug/scenicc" build "examples/$example.sn" -o "$work/$example" >/dev/null
+    g++ -std=c++17 -Wall -Wextra -Werror -I runtime/capi/include \
+        "runtime/capi/examples/$program.cpp" \
+        -L "$target/debug" -lscenic_c -Wl,-rpath,"$target/debug" -o "$work/$program"
+    "$work/$program" "$work/scenic-$program-$$" "$work/$example"
+    echo "$program.cpp: every check held"
+}
 
-step "g++ runtime/capi/examples/firewall.cpp, run against a wired emulated device"
-"$target/debug/scenicc" build examples/firewall.sn -o "$work/firewall" >/dev/null
-g++ -std=c++17 -Wall -Wextra -Werror -I runtime/capi/include runtime/capi/examples/firewall.cpp \
-    -L "$target/debug" -lscenic_c -Wl,-rpath,"$target/debug" -o "$work/firewall-cpp"
-"$work/firewall-cpp" "$work/scenic-fw-$$" "$work/firewall"
-echo "firewall.cpp: every check held"
+run_example paper xor_cipher
+run_example firewall firewall

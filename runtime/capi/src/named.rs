@@ -34,6 +34,20 @@ fn texts<'a>(p: *const *const c_char, n: usize, what: &str) -> Result<Vec<&'a st
         .collect()
 }
 
+/// A table name, an action name and its `nargs` arguments from C.
+fn action_call<'a>(
+    table: *const c_char,
+    action: *const c_char,
+    args: *const *const c_char,
+    nargs: usize,
+) -> Result<(&'a str, &'a str, Vec<&'a str>), String> {
+    Ok((
+        text(table, "table")?,
+        text(action, "action")?,
+        texts(args, nargs, "args")?,
+    ))
+}
+
 /// Runs `f` on the thread's unit; the runtime's error as text.
 fn on_unit<R>(
     thread: *const ScenicThread,
@@ -127,13 +141,13 @@ pub extern "C" fn scenic_table_modify(
     args: *const *const c_char,
     nargs: usize,
 ) -> c_int {
-    done((|| {
-        let (table, action) = (text(table, "table")?, text(action, "action")?);
-        let args = texts(args, nargs, "args")?;
-        on_unit(thread, |s| {
-            s.table_modify_text(table, handle, action, &args)
-        })
-    })())
+    done(
+        action_call(table, action, args, nargs).and_then(|(table, action, args)| {
+            on_unit(thread, |s| {
+                s.table_modify_text(table, handle, action, &args)
+            })
+        }),
+    )
 }
 
 /// Removes the entry `handle` of `table`.
@@ -161,12 +175,12 @@ pub extern "C" fn scenic_table_set_default(
     args: *const *const c_char,
     nargs: usize,
 ) -> c_int {
-    done((|| {
-        let (table, action) = (text(table, "table")?, text(action, "action")?);
-        let args = texts(args, nargs, "args")?;
-        let args = scenic_runtime::scu::table::parse_args(&args).map_err(|e| e.to_string())?;
-        on_unit(thread, |s| s.table_set_default(table, action, &args))
-    })())
+    done(
+        action_call(table, action, args, nargs).and_then(|(table, action, args)| {
+            let args = scenic_runtime::scu::table::parse_args(&args).map_err(|e| e.to_string())?;
+            on_unit(thread, |s| s.table_set_default(table, action, &args))
+        }),
+    )
 }
 
 /// Cell `index` of counter `name`: packets into `*packets`, bytes into `*bytes`.
