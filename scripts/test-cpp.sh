@@ -35,8 +35,8 @@ run_example() {
     "$target/debug/scenicc" build "examples/$example.sn" -o "$work/$example" >/dev/null
     g++ -std=c++17 -Wall -Wextra -Werror -I runtime/capi/include \
         "runtime/capi/examples/$program.cpp" \
-        -L "$target/debug" -lscenic_c -Wl,-rpath,"$target/debug" -o "$work/$program"
-    "$work/$program" "$work/scenic-$program-$$" "$work/$example"
+        -L "$target/debug" -lscenic_c -Wl,-rpath,"$target/debug" -o "$work/bin-$program"
+    "$work/bin-$program" "$work/scenic-$program-$$" "$work/$example"
     echo "$program.cpp: every check held"
 }
 
