@@ -10,12 +10,14 @@
 pub mod classify;
 pub mod datapath;
 pub mod gso;
+pub mod host_rings;
 pub mod steer;
 pub mod sys;
 
 pub use classify::{classify, Class};
 pub use datapath::{Datapath, DatapathConfig};
-pub use sys::{FrameIo, PacketPort, Tap};
+pub use host_rings::HostRings;
+pub use sys::{FrameIo, HostTag, PacketPort, Tap};
 
 /// Where a slot's output goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
