@@ -3,7 +3,7 @@
 # it in a QEMU guest whose PCI device is the emulated NIC.
 #
 #   1. set-up     apt-get install linux-headers-amd64 linux-image-amd64 qemu-system-x86
-#                 busybox-static sparse ethtool iproute2 socat cpio (only what is missing)
+#                 busybox-static sparse ethtool iproute2 iputils-ping cpio (only what is missing)
 #   2. build      kbuild with W=1 and sparse (C=2): 0 warnings; checkpatch.pl --no-tree when the
 #                 headers ship it (Debian's do not: skipped with the reason)
 #   3. QEMU       the emulated NIC (`scenic nic up --host-rings`) between a network namespace and
@@ -38,7 +38,7 @@ skip() {
 command -v apt-get >/dev/null 2>&1 || skip "no apt-get: the kernel headers and QEMU come from Debian"
 
 # 1. Set-up: only what is missing (a first install takes ~3 minutes: the kernel image's initrd).
-PKGS=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static sparse ethtool iproute2 socat cpio)
+PKGS=(linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static sparse ethtool iproute2 iputils-ping cpio)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -107,7 +107,8 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 RUSTFLAGS="-C target-feature=+crt-static" cargo build -q --release -p scenic-runtime --bin scenic \
     --target x86_64-unknown-linux-gnu || { fail "static scenic build"; finish; }
 GUEST_SCENIC=$TARGET_DIR/x86_64-unknown-linux-gnu/release/scenic
-cargo build -q --release -p scenic-runtime --bin scenic -p scenicc || { fail "host build"; finish; }
+{ cargo build -q --release -p scenic-runtime --bin scenic &&
+    cargo build -q --release -p scenicc --bin scenicc; } || { fail "host build"; finish; }
 SCENIC=$TARGET_DIR/release/scenic
 "$TARGET_DIR/release/scenicc" examples/firewall.sn -o "$WORK/pkg/firewall" >/dev/null ||
     { fail "scenicc examples/firewall.sn"; finish; }
@@ -140,9 +141,10 @@ chmod +x "$R/init"
 ip netns add "$NS" || { fail "ip netns add"; finish; }
 ip link add "$PORT" type veth peer name wire0 netns "$NS"
 ip -n "$NS" addr add 10.77.9.2/24 dev wire0
-ip -n "$NS" link set wire0 up gso_max_segs 1
+# MTU 9000 on the wire: the guest's jumbo ping must fit it.
+ip -n "$NS" link set wire0 up mtu 9000 gso_max_segs 1
 ip -n "$NS" link set lo up
-ip link set "$PORT" up
+ip link set "$PORT" up mtu 9000
 if "$SCENIC" nic up "$NAME" --port "$PORT" --host-rings --daemon >"$WORK/nic.log" 2>&1; then
     pass "scenic nic up --host-rings"
 else
@@ -196,6 +198,6 @@ echo "module: scenic.ko $KO_BYTES bytes (with debug info), text+data+bss $KO_TEX
 echo "guest run, boot to poweroff: $(((T1 - T0) / 1000000)) ms"
 grep '^GUEST UPTIME' "$WORK/guest.txt" | sed 's/^/guest kernel boot to \/init (s): /'
 grep '^FIGURE ' "$WORK/guest.txt" | sed 's/^FIGURE //'
-grep '^FIGURE tcp_rx_bytes' "$WORK/guest.txt" | awk '{ printf "TCP host->guest: %.2f Mbit/s\n", $3 * 8 / ($5 / 1e9) / 1e6 }'
+grep '^FIGURE tcp_rx_bytes' "$WORK/guest.txt" | awk '$5 > 0 { printf "TCP host->guest: %.2f Mbit/s\n", $3 * 8 / $5 / 1e6 }'
 "$SCENIC" status "$NAME" 2>/dev/null | head -20
 finish

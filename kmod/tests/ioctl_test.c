@@ -65,14 +65,14 @@ static void test_mmap(int fd, const struct scenic_info *info)
 
 	map = mmap(NULL, 0x2000000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		result(0, "mmap", "errno %llu%llu", errno, 0);
+		result(0, "mmap", "errno %llu", errno, 0);
 		return;
 	}
 	result(map[0] == 0x000043494E454353ull, "mmap_magic", "MAGIC %#llx (%llu)", map[0], 0);
 	ok = faults(&map[slot1 / 8]);
-	result(ok, "mmap_ungranted_sigbus", "slot 1 before GRANT_SLOT: sigbus %llu%llu", ok, 0);
+	result(ok, "mmap_ungranted_sigbus", "slot 1 before GRANT_SLOT: sigbus %llu", ok, 0);
 	ok = faults(&map[0x1000000 / 8]);
-	result(ok, "mmap_rings_sigbus", "ring memory: sigbus %llu%llu", ok, 0);
+	result(ok, "mmap_rings_sigbus", "ring memory: sigbus %llu", ok, 0);
 	ioctl(fd, SCENIC_IOC_GRANT_SLOT, &k);
 	ok = !faults(&map[slot1 / 8]) && (map[slot1 / 8] & 0xffff) == (1 << 8 | 1);
 	result(ok, "mmap_granted", "slot 1 SLOT_INFO %#llx (kind 1, index 1) scu_slots %llu",
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 	signal(SIGBUS, on_sigbus);
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
-		result(0, "open", "errno %llu%llu", errno, 0);
+		result(0, "open", "errno %llu", errno, 0);
 		return 1;
 	}
 	if (reset) {
