@@ -4,6 +4,8 @@
 //! compared with Rust's `size_of`, `offset_of!` and constants. Also checked against device.md
 //! §5.7's numbering: magic 'S', INFO 1 (read), GRANT_SLOT 2 (write), WAIT 3, RESET 4.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::mem::{offset_of, size_of};
 use std::path::Path;
