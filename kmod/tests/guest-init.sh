@@ -36,10 +36,16 @@ check ping_slow_path pings 3
 
 check load_firewall scenic load $DEV 0 /pkg/firewall
 check ping_through_scu pings 3
+# Slot 0's counter of one field of `scenic status` (device.md 3.2), e.g. pkt_seq, drop_program.
+slot0() { scenic status $DEV | grep -A1 '^  slot 0' | grep -o "$1 [0-9]*" | awk '{print $2}'; }
+N=$(slot0 pkt_seq)
+if [ "${N:-0}" -gt 0 ] 2>/dev/null; then ok scu_saw_pings "slot 0 pkt_seq $N"; else fail scu_saw_pings "pkt_seq '$N'"; fi
 scenic table $DEV 0 add acl "$PEER/32" _ 1 _ deny >/tmp/handle 2>&1
 H=$(tail -1 /tmp/handle | tr -cd '0-9')
 if [ -n "$H" ]; then ok acl_add "handle $H"; else fail acl_add "$(cat /tmp/handle)"; fi
 check acl_blocks_ping noping
+N=$(slot0 drop_program)
+if [ "${N:-0}" -gt 0 ] 2>/dev/null; then ok acl_dropped_in_scu "slot 0 drop_program $N"; else fail acl_dropped_in_scu "drop_program '$N'"; fi
 check acl_del scenic table $DEV 0 del acl "$H"
 check ping_after_acl_del pings 3
 check swap_from_guest scenic swap $DEV 0 /pkg/firewall
