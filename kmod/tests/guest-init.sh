@@ -24,6 +24,15 @@ noping() { ! ping -c 2 -W 2 "$PEER" >/dev/null 2>&1; }
 check insmod insmod /scenic.ko
 dmesg | grep -q "SCENIC 1.0" && ok probe "$(dmesg | grep 'SCENIC 1.0' | tail -1)" || fail probe "$(dmesg | tail -5 | tr '\n' ' ')"
 check chardev test -c $DEV
+# The second ivshmem device (zeros, no SCENIC magic) stays unclaimed: one netdev, one driver bound.
+N=$(ls /sys/class/net | grep -c '^scenic')
+B=$(ls -d /sys/bus/pci/drivers/scenic/0000:* 2>/dev/null | wc -l)
+I=$(grep -l 0x1110 /sys/bus/pci/devices/*/device | wc -l)
+if [ "$N" = 1 ] && [ "$B" = 1 ] && [ "$I" = 2 ] && dmesg | grep -q "not ours"; then
+	ok unrelated_ivshmem_unclaimed "2 ivshmem functions, 1 bound, $(dmesg | grep 'not ours' | head -1 | cut -c16-)"
+else
+	fail unrelated_ivshmem_unclaimed "netdevs $N bound $B ivshmem $I"
+fi
 check netdev test -d /sys/class/net/scenic0
 ip link set scenic0 up && ip addr add 10.77.9.1/24 dev scenic0
 sleep 1
