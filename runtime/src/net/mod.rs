@@ -10,13 +10,15 @@
 pub mod classify;
 pub mod datapath;
 pub mod gso;
+pub mod host_rings;
 pub mod steer;
 pub mod sys;
 pub mod wire;
 
 pub use classify::{classify, Class};
 pub use datapath::{Datapath, DatapathConfig};
-pub use sys::{FrameIo, PacketPort, Tap};
+pub use host_rings::HostRings;
+pub use sys::{FrameIo, HostTag, PacketPort, Tap};
 pub use wire::{wire, Wire, WireDevice};
 
 /// Where a slot's output goes.
