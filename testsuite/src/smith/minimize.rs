@@ -6,7 +6,7 @@
 //! breaks the program is simply refused.
 
 use super::inputs::Op;
-use super::{compare_variant, lower, transcript, Case, Finding};
+use super::{compare_any, lower, transcript, Case, Finding};
 use std::mem::discriminant;
 
 /// Whether `source` with `ops` still shows a finding like `like`.
@@ -28,15 +28,19 @@ fn reproduces(case: &Case, source: &str, ops: &[Op], like: &Finding) -> bool {
         Err(f) => return discriminant(&f) == discriminant(like) && f.variant() == like.variant(),
     };
     let variant = match like {
-        Finding::Mismatch { variant, .. } => variant.clone(),
+        Finding::Mismatch { variant, .. } | Finding::Backend { variant, .. } => variant.clone(),
         Finding::Invalid { pass, .. } => pass.clone(),
         Finding::Panic { stage, .. } => stage
+            .split(' ')
+            .next()
+            .filter(|v| super::p4::is_p4_variant(v).is_some())
+            .unwrap_or(stage)
             .trim_start_matches("interpreter on ")
             .trim_start_matches("pass ")
             .trim_matches('`')
             .to_string(),
     };
-    match compare_variant(&module, &reference, case, ops, &variant) {
+    match compare_any(&module, &reference, case, ops, &variant) {
         Some(f) => discriminant(&f) == discriminant(like),
         None => false,
     }
