@@ -39,6 +39,17 @@ pub fn check(module: &Module, scu: &Scu, target: Target) -> Vec<Error> {
     for every in &scu.every {
         cx.push(Construct::Every, every.span);
     }
+    // `meta` becomes P4's metadata struct whether or not code reads it (the parser zeroes it), so
+    // its field types need P4 types too (smith seed 12: an array in `meta` became `bit<8>`).
+    if let Some(meta) = scu.meta {
+        let ty = Type::Struct(meta);
+        if has_array(module, &ty) {
+            cx.push(Construct::Array, scu.span);
+        }
+        if target == Target::VitisP4 && has_signed(module, &ty) {
+            cx.push(Construct::SignedInteger, scu.span);
+        }
+    }
     for body in packet_bodies(scu) {
         cx.body(scu, body);
     }
