@@ -245,11 +245,13 @@ fn print_p4(outcomes: &smith::stats::Stats) {
             .filter_map(|(k, v)| Some(format!("{} {v}", k.strip_prefix(&prefix)?)))
             .collect();
         println!(
-            "p4 {}: {} compared, {} not P4-expressible ({}), {} backend findings",
+            "p4 {}: {} compared, {} not P4-expressible ({}); of those, {} compared by their P4-expressible part ({} without one); {} findings",
             t.name(),
             n("compared"),
             n("not-expressible"),
             codes.join(", "),
+            n("projected.compared"),
+            n("projection-failed"),
             n("finding")
         );
     }
@@ -260,7 +262,11 @@ fn write(dir: &std::path::Path, seed: u64, repro: &smith::Reproduction) -> Strin
     let stf = dir.join(format!("mismatch-{seed}.stf"));
     let ok = std::fs::create_dir_all(dir).is_ok()
         && std::fs::write(&sn, &repro.source).is_ok()
-        && std::fs::write(&stf, &repro.stf).is_ok();
+        && std::fs::write(&stf, &repro.stf).is_ok()
+        && repro
+            .p4
+            .as_ref()
+            .is_none_or(|p4| std::fs::write(dir.join(format!("mismatch-{seed}.p4")), p4).is_ok());
     if ok {
         format!("; written {}", sn.display())
     } else {

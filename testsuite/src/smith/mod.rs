@@ -35,6 +35,7 @@ pub mod inputs;
 pub mod minimize;
 pub mod op_names;
 pub mod p4;
+pub mod p4_subset;
 pub mod program;
 pub mod rng;
 pub mod stats;
@@ -330,7 +331,7 @@ pub fn compare_any(
     match p4::is_p4_variant(variant) {
         Some(target) => {
             let mut ignored = Stats::default();
-            p4::compare_target(module, reference, case, ops, target, &mut ignored)
+            p4::compare_target(module, reference, case, ops, target, &mut ignored, None)
         }
         None => compare_variant(module, reference, case, ops, variant),
     }
@@ -404,7 +405,22 @@ pub fn run_seed_staged(seed: u64, backends: &[Backend], stage: &mut dyn FnMut(&s
         for target in p4::TARGETS {
             stage(&p4::variant(target));
             let (case, outcomes) = (&report.case, &mut report.outcomes);
-            if let Some(f) = p4::compare_target(&module, &reference, case, &ops, target, outcomes) {
+            let mut projected = None;
+            let found = p4::compare_target(
+                &module,
+                &reference,
+                case,
+                &ops,
+                target,
+                outcomes,
+                Some(&mut projected),
+            );
+            if let Some(f) = found {
+                // A finding on the P4-expressible part of the program is reported (and minimised)
+                // with that part's source, when it is the seed's first finding.
+                if let (Some(source), true) = (projected, report.findings.is_empty()) {
+                    report.case.program.source = source;
+                }
                 report.findings.push(f);
             }
         }
@@ -424,6 +440,8 @@ pub struct Reproduction {
     /// Whether the STF passes on the reference and fails on the variant (checked here with the
     /// STF runner of `scenic-sim`).
     pub stf_reproduces: bool,
+    /// For a `p4-<target>` finding, the P4 the backend wrote (when it wrote one).
+    pub p4: Option<String>,
 }
 
 /// Builds the reproduction of `finding` from a (minimised) program and inputs.
@@ -450,7 +468,11 @@ pub fn reproduction(
     let mut stf =
         format!("# scenic-smith seed {seed}: expectations from the reference interpreter\n");
     let mut stf_reproduces = false;
+    let mut p4_text = None;
     if let Ok(module) = lower(source) {
+        if let Some(t) = p4::is_p4_variant(variant) {
+            p4_text = p4::text(&module, t);
+        }
         if let Ok(t) = transcript(&module, &module, case, ops, "the reference") {
             for l in &t.stf {
                 stf.push_str(l);
@@ -472,5 +494,6 @@ pub fn reproduction(
         source: format!("{header}{source}"),
         stf,
         stf_reproduces,
+        p4: p4_text,
     }
 }

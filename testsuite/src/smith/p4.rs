@@ -15,10 +15,15 @@
 //! the result of every host operation (`set_csr`, table `add`/`setdefault`), and at the end every
 //! CSR and param and every counter cell. Not compared: drop *reasons* (P4 has no reason; the
 //! reader's module drops with its own wording, e.g. `mark_to_drop` for what scenic calls a parser
-//! error), and nothing of maps, notifications, meters, `every` or controllers, which the backend
-//! refuses (P0001, P0003–P0006) so they never reach a comparison. The P4-derived module names
+//! error), map writes and contents (a used map is refused, P0003; an unused one is deleted by the
+//! backend's passes, so the host's write goes nowhere), and nothing of notifications, meters,
+//! `every` or controllers, which the backend refuses (P0001, P0004–P0006). The P4-derived module names
 //! the scu after the file (`<scu>.p4`, so it keeps the original's name) and calls `no_action`
 //! core.p4's `NoAction`; host operations are renamed accordingly.
+//!
+//! A refused program is not the end: its P4-expressible part (`p4_subset.rs`: what the refusal
+//! points at deleted, then what no longer checks) is compared in its place, counted as
+//! `p4.<target>.projected.compared`; a finding on it is reported with that program's source.
 //!
 //! A finding's variant is `p4-<target>` (`p4-v1model`, `p4-vitis-p4`), which [`is_p4_variant`]
 //! recognises so that minimisation and reproductions re-run the round trip.
@@ -154,11 +159,14 @@ pub fn p4_ops(ops: &[Op]) -> Vec<Op> {
         .collect()
 }
 
-/// The observations P4 preserves: a transcript with drop reasons removed (`K: dropped`).
+/// The observations P4 preserves: a transcript with drop reasons removed (`K: dropped`) and
+/// without maps (a map the program uses is refused, P0003; one it never uses is deleted by the
+/// backend's `dead-code-elimination`, so the host's `map_write` has nothing to write on P4).
 pub fn p4_view(t: &Transcript) -> Transcript {
     let lines = t
         .lines
         .iter()
+        .filter(|l| !l.starts_with("map ") && !l.contains(": map_write "))
         .map(|l| match l.split_once(": dropped") {
             Some((i, _)) if i.parse::<usize>().is_ok() => format!("{i}: dropped"),
             _ => l.clone(),
@@ -187,7 +195,9 @@ pub fn transcript(
 }
 
 /// Compares `target`'s round trip with the reference on `ops`; records in `stats` whether the
-/// program was compared, not P4-expressible (with its codes) or a finding.
+/// program was compared, not P4-expressible (with its codes) or a finding. With `project`, a
+/// refused program's P4-expressible part (`p4_subset::project`) is compared instead, and
+/// `projected` receives its source when that comparison is a finding.
 pub fn compare_target(
     module: &Module,
     reference: &Transcript,
@@ -195,6 +205,7 @@ pub fn compare_target(
     ops: &[Op],
     target: Target,
     stats: &mut Stats,
+    projected: Option<&mut Option<String>>,
 ) -> Option<Finding> {
     let t = target.name();
     let found = match round_trip(module, &case.program.info.scu, target) {
@@ -207,12 +218,50 @@ pub fn compare_target(
             for c in codes {
                 stats.hit_owned(format!("p4.{t}.not-expressible.{c}"));
             }
-            None
+            match projected {
+                Some(out) => compare_projection(case, ops, target, stats, out),
+                None => None,
+            }
         }
         Err(f) => Some(f),
     };
     if found.is_some() {
         stats.hit_owned(format!("p4.{t}.finding"));
+    }
+    found
+}
+
+/// Compares the P4-expressible part of a refused program, if there is one.
+fn compare_projection(
+    case: &Case,
+    ops: &[Op],
+    target: Target,
+    stats: &mut Stats,
+    out: &mut Option<String>,
+) -> Option<Finding> {
+    let t = target.name();
+    let Some(source) = super::p4_subset::project(&case.program.source, target) else {
+        stats.hit_owned(format!("p4.{t}.projection-failed"));
+        return None;
+    };
+    let Ok(module) = super::lower(&source) else {
+        stats.hit_owned(format!("p4.{t}.projection-failed"));
+        return None;
+    };
+    let reference = super::transcript(&module, &module, case, ops, "the reference").ok()?;
+    let found = match round_trip(&module, &case.program.info.scu, target) {
+        Ok(RoundTrip::Module(back)) => {
+            stats.hit_owned(format!("p4.{t}.projected.compared"));
+            compare_module(&back, &reference, case, ops, target)
+        }
+        Ok(RoundTrip::Refused(_)) => {
+            stats.hit_owned(format!("p4.{t}.projection-failed"));
+            None
+        }
+        Err(f) => Some(f),
+    };
+    if found.is_some() {
+        *out = Some(source);
     }
     found
 }
@@ -244,4 +293,14 @@ pub fn derived(module: &Module, scu: &str, target: Target) -> Result<Option<Modu
         RoundTrip::Module(m) => Some(*m),
         RoundTrip::Refused(_) => None,
     })
+}
+
+/// The P4 text `target`'s backend writes for `module`, if it writes one (for a reproduction).
+pub fn text(module: &Module, target: Target) -> Option<String> {
+    let info = scenic_ir::valid::Validator::new().validate(module).ok()?;
+    catch_unwind(AssertUnwindSafe(|| {
+        write_p4(module, &info, &Options::new(target)).ok()
+    }))
+    .ok()
+    .flatten()
 }
