@@ -17,6 +17,13 @@ fn cases() -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "sn"))
+        // `SMITH_REGRESSION=p4-` runs only the programs whose file name contains it.
+        .filter(|p| {
+            std::env::var("SMITH_REGRESSION").map_or(true, |only| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(&only))
+            })
+        })
         .collect();
     files.sort();
     files
