@@ -335,11 +335,13 @@ impl<'c> Lw<'c> {
                 decl: d,
                 local: Some(li),
             };
+            // A `@scenic_csr` counter is a CSR (csr.rs), not a counter.
             if matches!(local, Local::Instance(_))
                 && matches!(
                     self.ck.instances.get(&at),
                     Some(InstanceInfo::Counter { .. })
                 )
+                && self.csr_of(at).is_none()
             {
                 self.counter(inst, at);
             }
