@@ -66,8 +66,11 @@ impl SeedLine {
     }
 }
 
+/// What the worker does with one seed: run it, telling the callback each stage it enters.
+pub type Process<'a> = dyn FnMut(u64, &mut dyn FnMut(&str)) -> SeedLine + 'a;
+
 /// The worker's loop: one seed per line of stdin, answered on stdout, until stdin closes.
-pub fn serve(process: &mut dyn FnMut(u64, &mut dyn FnMut(&str)) -> SeedLine) {
+pub fn serve(process: &mut Process<'_>) {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     for line in stdin.lock().lines() {
