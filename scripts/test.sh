@@ -5,8 +5,11 @@
 #   3. tests          cargo test --workspace, with insta set to fail on snapshot mismatches
 #                     instead of writing new snapshot files
 #   4. runtimes       scripts/test-python.sh (the `scenic` Python package in a fresh venv, pytest)
-#                     and scripts/test-cpp.sh (the C header and the C++ example, run)
-#   5. goldens        tests that rewrite golden files under testsuite/ must leave them exactly as
+#                     and scripts/test-cpp.sh (the C header and the C++ examples, run)
+#   5. driver         scripts/test-kmod.sh (as root: kmod/ built with W=1 and sparse, then run in a
+#                     QEMU guest against the emulated NIC; it installs Debian's kernel headers and
+#                     image, QEMU and busybox itself; not as root it says so and skips)
+#   6. goldens        tests that rewrite golden files under testsuite/ must leave them exactly as
 #                     committed: `git status --porcelain -- testsuite/` must print nothing
 #
 # Set-up: a Rust toolchain from rustup (cargo, rustc, rustfmt, clippy). If rustfmt or clippy is
@@ -160,8 +163,11 @@ cargo test --workspace
 step "scripts/test-python.sh (the scenic Python package in a fresh venv; pytest against the emulated NIC)"
 scripts/test-python.sh
 
-step "scripts/test-cpp.sh (scenic.h as C99; the C++ example built with g++ and run against the emulated NIC)"
+step "scripts/test-cpp.sh (scenic.h as C11; the C++ examples built with g++ and run against the emulated NIC)"
 scripts/test-cpp.sh
+
+step "scripts/test-kmod.sh (the driver in a QEMU guest against the emulated NIC)"
+scripts/test-kmod.sh
 
 step "goldens: git status --porcelain -- testsuite/"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

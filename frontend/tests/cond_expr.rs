@@ -61,6 +61,27 @@ fn branches_are_typed_like_binary_operands() {
 }
 
 #[test]
+fn concatenation_operands_are_typed_on_their_own() {
+    // §4.6: "a literal operand has no width (E0209)", on either side; §4.17: an `if` operand of
+    // `++` takes its type from its own branches (a literal branch from the other branch), never
+    // from the other operand of `++`.
+    let cases: [(&str, &[&str]); 7] = [
+        ("y = x ++ 5;", &["E0209"]),
+        ("y = 5 ++ x;", &["E0209"]),
+        ("y = x ++ (5 as bit<8>);", &[]),
+        ("y = x ++ (if x > 3 { 0 } else { x });", &[]),
+        ("y = x ++ if x > 3 { x } else { 0 };", &[]),
+        // `z` is `int<8>`: its branch types the literal, and `++` takes its bits (§4.6).
+        ("y = x ++ (if x > 3 { 0 } else { z });", &[]),
+        // Two literal branches with nothing to type them: E0209, as `x ++ 5` is.
+        ("y = x ++ (if x > 3 { 0 } else { 1 });", &["E0209"]),
+    ];
+    for (body, want) in cases {
+        assert_eq!(codes_in_control(body), want, "{body}");
+    }
+}
+
+#[test]
 fn constant_ifs_and_chains() {
     // §4.17 Constants: a constant condition and constant branches make a constant expression.
     let ok = "const A: bit<8> = 5;\nconst B: bit<8> = if A > 3 { 1 } else { 2 };\nconst C: bit<8> = if A > 9 { 1 } else if A > 4 { 2 } else { 3 };\nconst D: bit<8> = B + C;\n";

@@ -660,6 +660,7 @@ pub mod cc_events;
 pub mod cc_unit;
 pub mod model;
 mod models;
+pub mod serve;
 mod staging;
 pub mod thread;
 pub mod unit;

@@ -87,6 +87,16 @@ impl SlotHandle {
         self.k
     }
 
+    /// The device the handle is on.
+    pub fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    /// The device's state directory (journals and locks).
+    pub fn state(&self) -> &StateDir {
+        &self.state
+    }
+
     fn generation(&self) -> Result<Generation, DeviceError> {
         let active = self.dev.slot_state(self.k)?.active;
         let switches = self.register_at(slot_abi::SWITCH_COUNT)?;

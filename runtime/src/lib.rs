@@ -16,6 +16,7 @@
 //!   which the emulated NIC extends;
 //! - [`net`]: the emulated NIC's network side (port, host TAP, steering, datapath, slot engines);
 //! - [`nic`]: the emulated NIC as a process (`scenic nic up`);
+//! - [`kmod`]: the kmod's `/dev/scenicN` ioctl ABI (`kmod/scenic_abi.h`) and its slot grants;
 //! - [`container`]: the model container (image kind 1) and the staged identity;
 //!
 //! and the host's API by name over a package (issue 12):
@@ -40,6 +41,7 @@ pub mod device;
 pub mod emu;
 pub mod frame;
 pub mod handle;
+pub mod kmod;
 pub mod load;
 pub mod net;
 pub mod nic;

@@ -1,14 +1,17 @@
 //! The emulated NIC as a process: [`run`] serves the register map ([`EmuServer`]) on one thread and
 //! the datapath ([`Datapath`]) on another, over a network port (`AF_PACKET` on an existing
-//! interface) and a host-side TAP netdev, until a stop flag is set; [`PidFile`] and
+//! interface) and a host side, until a stop flag is set. The host side is a TAP netdev, or the
+//! §5 host rings in the map's ring memory, which a driver serves (the kmod in a QEMU guest whose
+//! ivshmem BAR 2 is the map: docs/kmod.md); [`PidFile`] and
 //! [`stop_on_signals`] are what `scenic nic up`/`down` build on.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::emu::banks::ModelEngine;
+use crate::emu::serve::serve;
+use crate::emu::EMU_BUF_BYTES;
 use crate::emu::{EmuConfig, EmuError, EmuServer, EMU_MTU_MAX};
-use crate::net::{Datapath, DatapathConfig, FrameIo, PacketPort, Tap};
+use crate::net::{FrameIo, HostRings, PacketPort, Tap};
 use crate::region::RegionError;
 
 /// What `scenic nic up` asks for.
@@ -18,12 +21,30 @@ pub struct NicConfig {
     pub name: String,
     /// The network ports, port 0 first: existing interfaces (1–4).
     pub ports: Vec<String>,
-    /// The host side: the TAP netdev to create.
-    pub host_tap: String,
+    /// The host side.
+    pub host: HostSide,
     /// SCU slots, 1–16.
     pub slots: u8,
     /// The TAP's initial MTU (the host may change it with `ip link`).
     pub mtu: u32,
+}
+
+/// The host side of the emulated NIC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostSide {
+    /// A TAP netdev of this name, created and brought up (no driver needed).
+    Tap(String),
+    /// The §5 host rings in the map's ring memory, served by a driver (the kmod).
+    Rings,
+}
+
+impl std::fmt::Display for HostSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostSide::Tap(name) => write!(f, "host TAP {name}"),
+            HostSide::Rings => write!(f, "host rings"),
+        }
+    }
 }
 
 /// Why the NIC could not start or stopped.
@@ -77,7 +98,7 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
     };
     let mut server = EmuServer::create(&format!("emu:{}", config.name), emu)?;
     let banks = server.enable_models();
-    let attach = || -> Result<(Vec<PacketPort>, Tap), NicError> {
+    let attach = || -> Result<(Vec<PacketPort>, Box<dyn FrameIo>), NicError> {
         let mut ports = Vec::new();
         for (p, name) in config.ports.iter().enumerate() {
             ports.push(PacketPort::bind(name).map_err(|source| NicError::Attach {
@@ -85,55 +106,34 @@ pub fn run(config: &NicConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Resul
                 source,
             })?);
         }
-        let tap = Tap::create(&config.host_tap, config.mtu).map_err(|source| NicError::Attach {
-            what: format!("host TAP `{}`", config.host_tap),
-            source,
-        })?;
-        Ok((ports, tap))
+        let host: Box<dyn FrameIo> =
+            match &config.host {
+                HostSide::Tap(name) => Box::new(Tap::create(name, config.mtu).map_err(
+                    |source| NicError::Attach {
+                        what: format!("host TAP `{name}`"),
+                        source,
+                    },
+                )?),
+                HostSide::Rings => Box::new(HostRings::new(
+                    server.shared_region(),
+                    EMU_BUF_BYTES,
+                    server.reset_generation(),
+                )),
+            };
+        Ok((ports, host))
     };
-    let (ports, tap) = match attach() {
+    let (ports, host) = match attach() {
         Ok(pair) => pair,
         Err(e) => {
             let _ = server.shutdown();
             return Err(e);
         }
     };
-    let dp_config = DatapathConfig {
-        scu_slots: config.slots,
-        ..DatapathConfig::default()
-    };
     let ports: Vec<Box<dyn FrameIo>> = ports
         .into_iter()
         .map(|p| Box::new(p) as Box<dyn FrameIo>)
         .collect();
-    let mut datapath = Datapath::new(
-        server.shared_region(),
-        dp_config,
-        ports,
-        Box::new(tap),
-        server.reset_generation(),
-    );
-    for k in 0..config.slots {
-        datapath.set_engine(k, Box::new(ModelEngine::new(banks.clone(), k)));
-    }
-    server.set_fence_gate(datapath.fence_gate());
-    if let Some(waker) = datapath.waker() {
-        server.set_fence_waker(waker);
-    }
-    ready();
-    let freeze = AtomicBool::new(false);
-    let ran = std::thread::scope(|scope| {
-        let dp = scope.spawn(|| {
-            let out = datapath.run(stop);
-            // A failed datapath stops the device: the map must not look alive without it.
-            stop.store(true, Ordering::Release);
-            out
-        });
-        let served = server.run(stop, &freeze);
-        stop.store(true, Ordering::Release);
-        let carried = dp.join().unwrap_or(Ok(()));
-        served.and(carried)
-    });
+    let ran = serve(&mut server, banks, ports, host, stop, ready);
     // The device is gone: its map file and the slot journals that described its units go too
     // (clients that still map the file keep their mapping and see READY clear).
     let map = std::path::PathBuf::from(server.region().path());

@@ -18,8 +18,8 @@
 //!   truncated file raises `SIGBUS` on access: the device side never truncates, and `Device::open`
 //!   checks the size first).
 //!
-//! This is the only module of the crate with `unsafe` code: the `mmap`/`munmap` calls and the
-//! pointer-to-atomic casts, each with its safety argument.
+//! Its `unsafe` code is the `mmap`/`munmap` calls and the pointer-to-atomic casts, each with its
+//! safety argument (the crate's other system calls are in `net/sys.rs`, `nic.rs` and `kmod.rs`).
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -108,8 +108,11 @@ impl Region {
             .map_err(open_err)?;
         let meta = file.metadata().map_err(open_err)?;
         let actual = meta.len();
-        // A char device (`/dev/scenicN`) has no length; the driver bounds the mmap itself.
-        if actual < len && !meta.file_type().is_char_device() {
+        // A char device (`/dev/scenicN`) has no length; the driver bounds the mmap itself, and
+        // inserts a slot block's pages only once the slot is granted on this file.
+        if meta.file_type().is_char_device() {
+            crate::kmod::grant_slots(&file).map_err(open_err)?;
+        } else if actual < len {
             return Err(RegionError::Size {
                 path: name,
                 actual,

@@ -12,19 +12,12 @@ use std::sync::Arc;
 use scenic_runtime::ring::{occupancy, Consumer, Producer, RingError, RingLayout};
 use scenic_runtime::Region;
 
-/// SplitMix64: small, seeded, good enough to pick operations.
-struct Rng(u64);
+/// The repository's one PRNG, to pick operations.
+struct Rng(scenic_ir::rng::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
 }
 
@@ -116,14 +109,14 @@ fn full_and_empty_are_distinct_without_a_wasted_entry() {
 #[test]
 fn random_interleavings_match_a_queue_model() {
     for seed in 0..200u64 {
-        let mut rng = Rng(seed);
+        let mut rng = Rng(scenic_ir::rng::SplitMix64::new(seed));
         let (_d, r) = map();
         let entries = 1u32 << rng.below(7);
         let size = [8u64, 13, 32, 256][rng.below(4) as usize];
         let start = if rng.below(2) == 0 {
             u32::MAX - rng.below(300) as u32
         } else {
-            rng.next() as u32
+            rng.0.next_u64() as u32
         };
         start_at(&r, start);
         let l = layout(entries, size);

@@ -4,7 +4,7 @@
 //! lies within that file's text, `render_plain` and `json_lines` work, the `-->` line of the plain
 //! rendering agrees with the JSON location, and every JSON line has `line >= 1` and `column >= 1`.
 //!
-//! Mutants are deterministic: a small xorshift64 generator is seeded from the example's name and the
+//! Mutants are deterministic: the repository's SplitMix64 is seeded from the example's name and the
 //! mutant's index, so a failure report (`firewall.sn #123 [SwapLines, InsertBytes]`) is reproducible.
 //! Set `SCENIC_MUTANT_DUMP=<dir>` to have failing mutants written to that directory.
 //!

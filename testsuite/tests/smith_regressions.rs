@@ -2,6 +2,11 @@
 //! `.stf`), kept as regression tests: every program checks, lowers to IR that validates, keeps
 //! validating after `--passes all` and after each pass alone, and passes its STF test (written
 //! by hand from language.md) on the reference interpreter and on every one of those modules.
+//!
+//! Each program also makes the P4 round trip of smith's `p4` backend for each target (write P4,
+//! read it back with scenicc's reader): where the target expresses the program, its STF passes
+//! on the P4-derived module too. A `// p4-targets: T...` line names the targets that must express
+//! it, and a `// p4-refused: T CODE` line a target that must refuse it with that P-code.
 
 use scenic_testsuite::smith;
 use std::path::PathBuf;
@@ -12,6 +17,13 @@ fn cases() -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "sn"))
+        // `SMITH_REGRESSION=p4-` runs only the programs whose file name contains it.
+        .filter(|p| {
+            std::env::var("SMITH_REGRESSION").map_or(true, |only| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(&only))
+            })
+        })
         .collect();
     files.sort();
     files
@@ -46,21 +58,59 @@ fn smith_regressions_hold_on_every_pass() {
                 Err(f) => panic!("{name}: {}", f.describe()),
             }
         }
+        p4_round_trips(&name, &source, &module, &stf);
     }
 }
 
-/// Known and unfixed: `function-inlining` then `loop-unrolling` on seed 47502's program runs for
-/// minutes (each pass alone takes seconds), which stalls a campaign on `all`. Run it with
-/// `cargo test --release -p scenic-testsuite --test smith_regressions -- --ignored` after a fix
-/// to `loop-unrolling` (or inlining), then move the file up into `smith_regressions/` with an STF.
-#[test]
-#[ignore = "loop-unrolling after inlining takes minutes on this program (known, unfixed)"]
-fn known_slow_unrolling_after_inlining_finishes() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/smith_regressions/known/loop-unrolling-blowup.sn");
-    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let module = smith::lower(&source).unwrap_or_else(|e| panic!("does not lower: {e:?}"));
-    if let Err(f) = smith::apply_variant(&module, "all") {
-        panic!("{}", f.describe());
+/// The targets named on `// KEY: ...` lines, with the rest of each line.
+fn header(source: &str, key: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("// {key}:")))
+        .map(|rest| rest.trim().to_string())
+        .collect()
+}
+
+fn p4_round_trips(name: &str, source: &str, module: &scenic_ir::program::Module, stf: &str) {
+    let must_express: Vec<String> = header(source, "p4-targets")
+        .iter()
+        .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    let must_refuse = header(source, "p4-refused");
+    let scu = module
+        .scus
+        .values()
+        .next()
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    for target in smith::p4::TARGETS {
+        let t = target.name();
+        let label = format!("{name} ({t})");
+        match smith::p4::round_trip(module, &scu, target) {
+            Ok(smith::p4::RoundTrip::Module(back)) => {
+                assert!(
+                    !must_refuse.iter().any(|l| l.starts_with(&format!("{t} "))),
+                    "{label}: expressed, but the program says it is refused"
+                );
+                stf_ok(&back, stf, &format!("{label} on the P4-derived module"));
+            }
+            Ok(smith::p4::RoundTrip::Refused(codes)) => {
+                assert!(
+                    !must_express.iter().any(|x| x == t),
+                    "{label}: refused with {codes:?}, but the program says it is expressible"
+                );
+                for l in must_refuse
+                    .iter()
+                    .filter(|l| l.starts_with(&format!("{t} ")))
+                {
+                    let code = l[t.len()..].trim();
+                    assert!(
+                        codes.contains(&code),
+                        "{label}: refused with {codes:?}, not {code}"
+                    );
+                }
+            }
+            Err(f) => panic!("{label}: {}", f.describe()),
+        }
     }
 }

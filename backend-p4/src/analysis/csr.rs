@@ -11,20 +11,20 @@
 //!   is 64 bits wide and that nothing else reads is a one-cell `Counter` of packets: the host reads
 //!   the count where it read the CSR. (The counter saturates at 2^64 − 1 where the CSR would wrap to
 //!   0, after 2^64 packets: 2,900 years at 200 Mpacket/s.) Any other written CSR is refused.
+//! - A CSR that no per-packet code uses is declared all the same (a register on v1model, an input
+//!   on Vitis): the host's register file, offsets included, is the program's whole CSR list.
 
 use super::walk::{stmt_exprs, visit_expr, visit_stmts};
 use crate::error::{Construct, Error};
 use crate::Target;
 use num_traits::{One, Zero};
 use scenic_ir::body::BinaryOp;
-use scenic_ir::{Body, CsrId, Expr, Place, Scu, Span, Stmt, Type};
+use scenic_ir::{Block, Body, CsrId, Expr, ExprId, Place, Scu, Span, Stmt, Transition, Type};
 use std::collections::BTreeMap;
 
 /// What a CSR becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CsrKind {
-    /// Not used by any per-packet code: declared for the host only (v1model), or left out (Vitis).
-    Unused,
     /// v1model: a register, read at the start of the ingress; `written` ones are written back.
     Register {
         /// The program writes it.
@@ -45,21 +45,47 @@ struct Usage {
 /// Plans every CSR; the errors are the CSRs the target cannot hold.
 pub fn plan(scu: &Scu, target: Target) -> (BTreeMap<CsrId, CsrKind>, Vec<Error>) {
     let mut usage: BTreeMap<CsrId, Usage> = BTreeMap::new();
+    // The parser's code is in its states' blocks and select scrutinees (its body's own block is
+    // empty), and a table's keys are expressions outside any block: a CSR read there is a use too
+    // (smith seed 10: a CSR read in a parser state was neither refused nor declared).
     if let Some(parser) = &scu.parser {
-        collect(&parser.body, true, &mut usage);
+        for state in parser.states.values() {
+            collect(&parser.body, &state.block, true, &mut usage);
+            if let Transition::Select { on, .. } = &state.transition {
+                collect_reads(&parser.body, *on, state.span, true, None, &mut usage);
+            }
+        }
+    }
+    for table in scu.tables.values() {
+        for key in &table.keys {
+            collect_reads(
+                &table.key_body,
+                key.expr,
+                table.span,
+                false,
+                None,
+                &mut usage,
+            );
+        }
     }
     for body in super::restrict::packet_bodies(scu)
         .into_iter()
         .skip(usize::from(scu.parser.is_some()))
     {
-        collect(body, false, &mut usage);
+        collect(body, &body.block, false, &mut usage);
     }
     let mut plan = BTreeMap::new();
     let mut errors = Vec::new();
     for (id, csr) in scu.csrs.iter() {
         let u = usage.remove(&id).unwrap_or_default();
+        // A CSR no per-packet code uses is still the host's (its offset and value): a register
+        // nobody writes (v1model) or an input the program ignores (Vitis). Leaving it out made
+        // `set_csr` fail and left a gap in the offsets the reader refuses (smith seeds 33, 75).
         let kind = if u.reads.is_empty() && u.writes.is_empty() {
-            CsrKind::Unused
+            match target {
+                Target::V1Model => CsrKind::Register { written: false },
+                Target::VitisP4 => CsrKind::MetaInput,
+            }
         } else {
             match target {
                 Target::V1Model => {
@@ -154,8 +180,8 @@ fn assigned_csr(stmt: &Stmt) -> Option<CsrId> {
     }
 }
 
-fn collect(body: &Body, in_parser: bool, usage: &mut BTreeMap<CsrId, Usage>) {
-    visit_stmts(&body.block, &mut |stmt, span| {
+fn collect(body: &Body, block: &Block, in_parser: bool, usage: &mut BTreeMap<CsrId, Usage>) {
+    visit_stmts(block, &mut |stmt, span| {
         let inc = increment(body, stmt);
         if let Some(c) = assigned_csr(stmt) {
             usage
@@ -170,19 +196,31 @@ fn collect(body: &Body, in_parser: bool, usage: &mut BTreeMap<CsrId, Usage>) {
                 (Some(_), Some(Expr::Binary(_, a, _))) => Some(*a),
                 _ => None,
             };
-            visit_expr(body, root, &mut |id, e| {
-                if let Expr::Csr(c) = e {
-                    if Some(id) != skip {
-                        let at = body
-                            .spans
-                            .get(id)
-                            .copied()
-                            .filter(|s| s.is_known())
-                            .unwrap_or(span);
-                        usage.entry(*c).or_default().reads.push((at, in_parser));
-                    }
-                }
-            });
+            collect_reads(body, root, span, in_parser, skip, usage);
+        }
+    });
+}
+
+/// The CSR reads in the expression tree `root` (but `skip`), at their own spans or `span`.
+fn collect_reads(
+    body: &Body,
+    root: ExprId,
+    span: Span,
+    in_parser: bool,
+    skip: Option<ExprId>,
+    usage: &mut BTreeMap<CsrId, Usage>,
+) {
+    visit_expr(body, root, &mut |id, e| {
+        if let Expr::Csr(c) = e {
+            if Some(id) != skip {
+                let at = body
+                    .spans
+                    .get(id)
+                    .copied()
+                    .filter(|s| s.is_known())
+                    .unwrap_or(span);
+                usage.entry(*c).or_default().reads.push((at, in_parser));
+            }
         }
     });
 }

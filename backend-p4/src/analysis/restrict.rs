@@ -4,14 +4,14 @@
 //! `every` block, `notify` and `to_scu` at each statement, operators and hash functions at each
 //! expression, a signed type or an array once per body.
 
-use super::walk::{visit_body_exprs, visit_stmts};
+use super::walk::{stmt_exprs, visit_expr, visit_stmts};
 use crate::error::{Construct, Error};
 use crate::Target;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use scenic_ir::body::BinaryOp;
 use scenic_ir::body::{Intrinsic, PacketField};
-use scenic_ir::{Attach, Body, Expr, Module, Scu, Span, Stmt, Type};
+use scenic_ir::{Attach, Block, Body, Expr, ExprId, Module, Scu, Span, Stmt, Transition, Type};
 use std::collections::BTreeSet;
 
 /// Scans the scu; returns one error per inexpressible construct.
@@ -39,8 +39,42 @@ pub fn check(module: &Module, scu: &Scu, target: Target) -> Vec<Error> {
     for every in &scu.every {
         cx.push(Construct::Every, every.span);
     }
-    for body in packet_bodies(scu) {
-        cx.body(scu, body);
+    // `meta` becomes P4's metadata struct whether or not code reads it (the parser zeroes it), so
+    // its field types need P4 types too (smith seed 12: an array in `meta` became `bit<8>`).
+    if let Some(meta) = scu.meta {
+        let ty = Type::Struct(meta);
+        if has_array(module, &ty) {
+            cx.push(Construct::Array, scu.span);
+        }
+        if target == Target::VitisP4 && has_signed(module, &ty) {
+            cx.push(Construct::SignedInteger, scu.span);
+        }
+    }
+    // The parser's code is in its states' blocks and select scrutinees, and a table's keys are
+    // expressions outside any block (smith seed 200109: `packet.timestamp` read in a parser state
+    // was not refused on v1model).
+    if let Some(parser) = &scu.parser {
+        let blocks: Vec<&Block> = parser.states.values().map(|s| &s.block).collect();
+        let roots: Vec<(ExprId, Span)> = parser
+            .states
+            .values()
+            .filter_map(|s| match &s.transition {
+                Transition::Select { on, .. } => Some((*on, s.span)),
+                _ => None,
+            })
+            .collect();
+        cx.code(scu, &parser.body, &blocks, &roots);
+    }
+    for table in scu.tables.values() {
+        let roots: Vec<(ExprId, Span)> = table.keys.iter().map(|k| (k.expr, table.span)).collect();
+        cx.code(scu, &table.key_body, &[], &roots);
+    }
+    for body in [&scu.control, &scu.on_parser_error, &scu.deparser]
+        .into_iter()
+        .flatten()
+        .chain(scu.actions.values().map(|a| &a.body))
+    {
+        cx.code(scu, body, &[&body.block], &[]);
     }
     cx.errors
 }
@@ -76,12 +110,28 @@ impl Scan<'_> {
         });
     }
 
-    fn body(&mut self, scu: &Scu, body: &Body) {
-        visit_stmts(&body.block, &mut |stmt, span| match stmt {
-            Stmt::Notify(..) => self.push(Construct::Notify, span),
-            Stmt::ToScu(_) => self.push(Construct::ToScu, span),
-            _ => {}
-        });
+    /// Scans the code of `body`: its statements in `blocks` and the expressions `roots`.
+    fn code(&mut self, scu: &Scu, body: &Body, blocks: &[&Block], roots: &[(ExprId, Span)]) {
+        for block in blocks {
+            visit_stmts(block, &mut |stmt, span| match stmt {
+                Stmt::Notify(..) => self.push(Construct::Notify, span),
+                Stmt::ToScu(_) => self.push(Construct::ToScu, span),
+                _ => {}
+            });
+        }
+        // Every expression of the code, with the span of its statement.
+        let visit_all = |f: &mut dyn FnMut(ExprId, &Expr, Span)| {
+            for block in blocks {
+                visit_stmts(block, &mut |stmt, span| {
+                    for root in stmt_exprs(stmt) {
+                        visit_expr(body, root, &mut |id, e| f(id, e, span));
+                    }
+                });
+            }
+            for (root, span) in roots {
+                visit_expr(body, *root, &mut |id, e| f(id, e, *span));
+            }
+        };
         let mut signed: Option<Span> = None;
         let mut array: Option<Span> = None;
         for (_, local) in body.locals.iter() {
@@ -94,7 +144,7 @@ impl Scan<'_> {
         }
         // Stack indices are constants the writer prints as plain numbers, whatever their type.
         let mut indices = BTreeSet::new();
-        visit_body_exprs(body, &mut |_, e, _| match e {
+        visit_all(&mut |_, e, _| match e {
             Expr::Header { index: Some(i), .. }
             | Expr::HeaderField { index: Some(i), .. }
             | Expr::HeaderValid { index: Some(i), .. } => {
@@ -102,15 +152,17 @@ impl Scan<'_> {
             }
             _ => {}
         });
-        visit_stmts(&body.block, &mut |stmt, _| {
-            if let Stmt::SetValid(_, Some(i), _) = stmt {
-                indices.insert(*i);
-            }
-            if let Stmt::Assign(place, _) = stmt {
-                indices.extend(super::walk::place_exprs(place));
-            }
-        });
-        visit_body_exprs(body, &mut |id, e, stmt_span| {
+        for block in blocks {
+            visit_stmts(block, &mut |stmt, _| {
+                if let Stmt::SetValid(_, Some(i), _) = stmt {
+                    indices.insert(*i);
+                }
+                if let Stmt::Assign(place, _) = stmt {
+                    indices.extend(super::walk::place_exprs(place));
+                }
+            });
+        }
+        visit_all(&mut |id, e, stmt_span| {
             if indices.contains(&id) {
                 return;
             }

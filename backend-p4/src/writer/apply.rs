@@ -54,7 +54,13 @@ impl BodyWriter<'_, '_> {
             let arm_body: &Block = arm.and_then(|i| cases.get(i)).map_or(default, |c| &c.body);
             self.code.open(format!("{}: {{", labels.join(": ")));
             self.facts = before.clone();
-            self.label_body(hoisted_action, None, &after, &items(arm_body));
+            // Any action of the group may have dropped, which ends the control (language.md
+            // §7.15) before the arm runs (smith seed 100650: an arm counted after a dropping
+            // action that was not hoisted).
+            let may_drop = positions
+                .iter()
+                .any(|p| self.shared.drops.contains(&table.actions[*p]));
+            self.label_body(hoisted_action, None, &after, &items(arm_body), may_drop);
             end = end.meet(&self.facts);
             self.code.close("}");
         }
@@ -66,7 +72,11 @@ impl BodyWriter<'_, '_> {
         {
             self.code.open("default: {");
             self.facts = after.clone();
-            self.stmts(&items(default));
+            let may_drop = arm_of
+                .iter()
+                .enumerate()
+                .any(|(p, a)| a.is_none() && self.shared.drops.contains(&table.actions[p]));
+            self.arm_unless_dropped(&items(default), may_drop);
             end = end.meet(&self.facts);
             self.code.close("}");
         } else {
@@ -115,15 +125,21 @@ impl BodyWriter<'_, '_> {
         args: Option<&[String]>,
         after: &Facts,
         arm: &[Item<'_>],
+        may_drop: bool,
     ) {
         if let Some(a) = action {
             self.hoisted_body(a, args);
         }
         self.facts = self.facts.meet(after);
+        self.arm_unless_dropped(arm, may_drop);
+    }
+
+    /// `arm`, under `if (!scenic_done)` when an action before it may have dropped.
+    fn arm_unless_dropped(&mut self, arm: &[Item<'_>], may_drop: bool) {
         if arm.is_empty() {
             return;
         }
-        if action.is_some_and(|a| self.shared.drops.contains(&a)) {
+        if may_drop {
             let flag = self.shared.done_flag.clone();
             self.code.open(format!("if (!{flag}) {{"));
             self.stmts(arm);
@@ -198,7 +214,8 @@ impl BodyWriter<'_, '_> {
                 .plan
                 .effects
                 .after_expr(self.cx.scu, self.body, call, &mut after);
-            self.label_body(Some(action), Some(&values), &after, &[]);
+            let may_drop = self.shared.drops.contains(&action);
+            self.label_body(Some(action), Some(&values), &after, &[], may_drop);
             return;
         }
         let name = self

@@ -215,7 +215,12 @@ impl BodyWriter<'_, '_> {
         };
         self.begin();
         let idx = match index {
-            Some(i) => format!("(bit<{w}>){}", self.expr(i)),
+            // P4 casts a signed value to `bit` only at its own width (P4_16 §8.11.1): through
+            // `bit<n>` first (smith seed 6: `(bit<32>)64s3` was refused).
+            Some(i) => match self.ty(i) {
+                Type::Int(n) => format!("(bit<{w}>)((bit<{n}>){})", self.expr(i)),
+                _ => format!("(bit<{w}>){}", self.expr(i)),
+            },
             None => format!("{w}w0"),
         };
         self.flush();

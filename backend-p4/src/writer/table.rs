@@ -134,7 +134,11 @@ pub fn write_tables(
             "{constant}default_action = {};",
             action_call(cx, *default, args)
         ));
-        code.line(format!("size = {};", table.size));
+        // A constant table with no entries has size 0, which P4 does not allow (`size` is a
+        // positive number of entries, and the reader refuses 0); such a table is its default.
+        if table.size > 0 {
+            code.line(format!("size = {};", table.size));
+        }
         if !table.const_entries.is_empty() {
             code.open(format!("{constant}entries = {{"));
             for entry in &table.const_entries {

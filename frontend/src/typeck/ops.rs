@@ -176,9 +176,11 @@ impl Checker<'_> {
     ) -> Typed {
         use BinaryOp::*;
         // Operands are typed without the outer hint: constants stay exact until they meet a typed
-        // operand (so `1 / 256` is exact), and the result is converted by the caller.
-        let partner = Some(&l.ty)
-            .filter(|t| t.is_numeric() && !t.is_unit() && !matches!(op, Shl | Shr | Mul | Div));
+        // operand (so `1 / 256` is exact), and the result is converted by the caller. The operands
+        // of `++` never type each other: a literal there has no width (§4.6, E0209), and an `if`
+        // operand is typed on its own branches (§4.17).
+        let independent = matches!(op, Shl | Shr | Mul | Div | Concat);
+        let partner = Some(&l.ty).filter(|t| t.is_numeric() && !t.is_unit() && !independent);
         let mut r = self.expr(rhs, partner);
         // An integer literal next to a unit value counts base units (§3.5, §4.11): `cwnd > 0`.
         if !matches!(op, Shl | Shr | Mul | Div | Rem | Concat) {
@@ -188,7 +190,7 @@ impl Checker<'_> {
                 l = self.literal_units(l, &r.ty.clone(), lhs.span);
             }
         }
-        if l.ty == Ty::IntLit && r.ty.is_numeric() && !matches!(op, Shl | Shr | Mul | Div) {
+        if l.ty == Ty::IntLit && r.ty.is_numeric() && !independent {
             l = self.expr_retyped(lhs, l, &r.ty);
         }
         if l.ty.is_error() || r.ty.is_error() {

@@ -380,12 +380,12 @@ mod tests {
     /// The jump table finds the interval a full binary search finds, at every width.
     #[test]
     fn jump_tables_agree_with_binary_search() {
-        let mut rng = crate::testrng::Rng::new(11);
+        let mut rng = scenic_ir::rng::SplitMix64::new(11);
         for width in [1u32, 3, 8, 16, 32, 48, 64, 100] {
             for n in [1usize, 2, 5, 300] {
                 let max = max_of(width);
                 let mut starts: Vec<u128> = (0..n)
-                    .map(|_| (u128::from(rng.next()) << 64 | u128::from(rng.next())) & max)
+                    .map(|_| (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())) & max)
                     .collect();
                 starts.push(0);
                 starts.sort_unstable();
@@ -395,7 +395,7 @@ mod tests {
                     let v = match k % 3 {
                         0 => starts[k % starts.len()],
                         1 => starts[k % starts.len()].saturating_sub(1),
-                        _ => (u128::from(rng.next()) << 64 | u128::from(rng.next())) & max,
+                        _ => (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())) & max,
                     };
                     let want = starts.partition_point(|x| *x <= v).saturating_sub(1);
                     assert_eq!(s.find(v), want, "width {width}, {n} starts, key {v:#x}");
@@ -408,7 +408,7 @@ mod tests {
     /// a scan, also for keys that match only late entries.
     #[test]
     fn summaries_of_several_words_agree_with_a_scan() {
-        let mut rng = crate::testrng::Rng::new(13);
+        let mut rng = scenic_ir::rng::SplitMix64::new(13);
         let entries: Vec<RtEntry> = (0..5_000)
             .map(|i| {
                 // Mostly long prefixes (rare matches); every 50th a /8, so that keys also match
@@ -423,7 +423,7 @@ mod tests {
                     Bits::from_u64(16, lo),
                     Bits::from_u64(16, lo + rng.below(3_000)),
                 );
-                entry(vec![lpm(rng.next() & 0xffff_ffff, len), range])
+                entry(vec![lpm(rng.next_u64() & 0xffff_ffff, len), range])
             })
             .collect();
         let Some(c) = Classifier::build(&entries, &[32, 16]) else {
@@ -438,9 +438,9 @@ mod tests {
                 _ => 0,
             };
             let addr = if k % 2 == 0 {
-                base | (rng.next() & 0xff)
+                base | (rng.next_u64() & 0xff)
             } else {
-                rng.next()
+                rng.next_u64()
             };
             let key = vec![
                 Bits::from_u64(32, addr & 0xffff_ffff),
@@ -461,11 +461,11 @@ mod tests {
     /// The classifier agrees with a scan in search order, for one key and for two.
     #[test]
     fn lookups_agree_with_a_scan() {
-        let mut rng = crate::testrng::Rng::new(7);
+        let mut rng = scenic_ir::rng::SplitMix64::new(7);
         let mut entries: Vec<RtEntry> = (0..300)
             .map(|_| {
                 let len = rng.below(33) as u32;
-                entry(vec![lpm(rng.next() & 0xffff_ffff, len)])
+                entry(vec![lpm(rng.next_u64() & 0xffff_ffff, len)])
             })
             .collect();
         entries.sort_by_key(|e| std::cmp::Reverse(e.keys[0].prefix()));
@@ -488,7 +488,7 @@ mod tests {
         ));
         for _ in 0..2_000 {
             let key = vec![
-                Bits::from_u64(32, rng.next() & 0xffff_ffff),
+                Bits::from_u64(32, rng.next_u64() & 0xffff_ffff),
                 Bits::from_u64(16, rng.below(65_536)),
             ];
             let scan = |es: &[RtEntry], n: usize| {

@@ -30,9 +30,6 @@ pub mod state;
 pub mod stream;
 pub mod value;
 
-#[cfg(test)]
-mod testrng;
-
 pub use context::{Destination, Notification};
 pub use packet::PacketOutcome;
 pub use runtime::Machine;

@@ -1,25 +1,21 @@
-//! Test helpers for the format readers: a small deterministic PRNG and a robustness driver that
+//! Test helpers for the format readers: draws from the repository's PRNG and a robustness driver that
 //! feeds a parser every truncation of a valid input and many randomly corrupted copies of it.
 
-/// SplitMix64: a small deterministic PRNG.
-pub(crate) struct Rng(u64);
+/// The repository's one PRNG ([`scenic_ir::rng`]) with the `usize` draws these tests use.
+pub(crate) struct Rng(scenic_ir::rng::SplitMix64);
 
 impl Rng {
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(scenic_ir::rng::SplitMix64::new(seed))
     }
 
     pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number below `n` (`n > 0`).
     pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.index(n)
     }
 }
 

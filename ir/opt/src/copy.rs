@@ -1,6 +1,11 @@
 //! Copying code into a body: expression trees, statements and blocks, with locals renamed and some
 //! locals replaced by constants. Inlining copies a callee into its caller; unrolling copies a loop
-//! body once per iteration (from a snapshot of the same body).
+//! body once per iteration within the same body ([`Src::Same`]).
+//!
+//! Copying within one body reads each source expression just before appending its copy: the arena
+//! only grows, so the source ids stay valid and the work is proportional to what is copied. (A
+//! snapshot of the whole body per loop made unrolling quadratic after inlining had grown a body
+//! with many loops: smith seed 47502.)
 //!
 //! Copies are appended to the destination's arena operands first, so operands stay older than
 //! their users; each source expression is copied once per [`Copier`], so an `ActionData` and the
@@ -9,8 +14,30 @@
 use scenic_ir::body::{Block, Body, Case, Expr, Stmt};
 use scenic_ir::entities::*;
 use scenic_ir::proc::walk::{map_place_local, map_refs, map_stmt_roots};
-use scenic_ir::types::Const;
+use scenic_ir::span::Span;
+use scenic_ir::types::{Const, Type};
 use std::collections::{HashMap, HashSet};
+
+/// Where the copied code comes from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Src<'a> {
+    /// Another body (a callee).
+    Other(&'a Body),
+    /// The destination body itself (a loop body copied in place).
+    Same,
+}
+
+impl Src<'_> {
+    /// Expression `x` of the source with its type and span, cloned so the destination can grow.
+    fn read(self, dst: &Body, x: ExprId) -> Option<(Expr, Type, Span)> {
+        let from = match self {
+            Src::Other(b) => b,
+            Src::Same => dst,
+        };
+        let e = from.exprs.get(x)?.clone();
+        Some((e, from.types[x].clone(), from.spans[x]))
+    }
+}
 
 /// Copies code from one body into another.
 #[derive(Debug, Default)]
@@ -38,7 +65,7 @@ impl Copier {
     }
 
     /// Copies the tree of `id` from `src` into `dst`; returns the copy's id.
-    pub(crate) fn expr(&mut self, src: &Body, dst: &mut Body, id: ExprId) -> ExprId {
+    pub(crate) fn expr(&mut self, src: Src<'_>, dst: &mut Body, id: ExprId) -> ExprId {
         let mut todo = Vec::new();
         let mut seen = HashSet::new();
         let mut stack = vec![id];
@@ -46,9 +73,10 @@ impl Copier {
             if self.exprs.contains_key(&x) || !seen.insert(x) {
                 continue;
             }
-            let Some(e) = src.exprs.get(x) else { continue };
+            let Some((mut e, _, _)) = src.read(dst, x) else {
+                continue;
+            };
             todo.push(x);
-            let mut e = e.clone();
             map_refs(&mut e, &mut |o| {
                 stack.push(o);
                 o
@@ -56,8 +84,9 @@ impl Copier {
         }
         todo.sort_unstable();
         for x in todo {
-            let Some(e) = src.exprs.get(x) else { continue };
-            let mut e = e.clone();
+            let Some((mut e, ty, span)) = src.read(dst, x) else {
+                continue;
+            };
             map_refs(&mut e, &mut |o| self.exprs.get(&o).copied().unwrap_or(o));
             if let Expr::Local(l) = e {
                 e = match self.consts.get(&l) {
@@ -65,14 +94,14 @@ impl Copier {
                     None => Expr::Local(self.local(l)),
                 };
             }
-            let new = dst.add(e, src.types[x].clone(), src.spans[x]);
+            let new = dst.add(e, ty, span);
             self.exprs.insert(x, new);
         }
         self.exprs.get(&id).copied().unwrap_or(id)
     }
 
     /// Copies a block.
-    pub(crate) fn block(&mut self, src: &Body, dst: &mut Body, b: &Block) -> Block {
+    pub(crate) fn block(&mut self, src: Src<'_>, dst: &mut Body, b: &Block) -> Block {
         scenic_ir::stack::grow(|| {
             let mut out = Block::default();
             for (i, s) in b.stmts.iter().enumerate() {
@@ -84,7 +113,7 @@ impl Copier {
     }
 
     /// Copies a statement and the blocks nested in it.
-    pub(crate) fn stmt(&mut self, src: &Body, dst: &mut Body, s: &Stmt) -> Stmt {
+    pub(crate) fn stmt(&mut self, src: Src<'_>, dst: &mut Body, s: &Stmt) -> Stmt {
         match s {
             Stmt::If(c, t, e) => {
                 let c = self.expr(src, dst, *c);

@@ -15,7 +15,7 @@
 //! far below both).
 
 use super::constant_folding::fold_code;
-use super::copy::Copier;
+use super::copy::{Copier, Src};
 use super::{Pass, PassResult};
 use num_bigint::BigInt;
 use scenic_ir::body::{Block, Body, Stmt};
@@ -117,23 +117,23 @@ fn unroll(
     loop_body: &Block,
     widths: &Widths,
 ) -> Block {
-    let src = body.clone();
     let mut declared = Vec::new();
     visit_stmts(loop_body, &mut |s| match s {
         Stmt::Let(l, _) | Stmt::For { var: l, .. } => declared.push(*l),
         _ => {}
     });
-    let width = src.locals.get(var).map_or(1, |l| widths.width(&l.ty));
+    let width = body.locals.get(var).map_or(1, |l| widths.width(&l.ty));
     let mut out = Block::default();
     for i in first..=last {
         let mut locals = HashMap::new();
         for &l in &declared {
-            if let Some(local) = src.locals.get(l) {
-                locals.insert(l, body.locals.push(local.clone()));
+            if let Some(local) = body.locals.get(l).cloned() {
+                locals.insert(l, body.locals.push(local));
             }
         }
         let consts = HashMap::from([(var, Const::from_bigint(&BigInt::from(i), width))]);
-        let copy = Copier::new(locals, consts).block(&src, body, loop_body);
+        // Copies read the loop body's expressions from `body` itself (the arena only grows).
+        let copy = Copier::new(locals, consts).block(Src::Same, body, loop_body);
         out.append(copy);
     }
     out

@@ -12,10 +12,16 @@
 
 #![allow(unsafe_code)]
 
+mod named;
+mod wired;
+
+pub use named::ScenicNotification;
+
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use scenic_runtime::emu::thread::EmuThread;
 use scenic_runtime::state::StateDir;
@@ -72,10 +78,22 @@ pub extern "C" fn scenic_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
-/// An in-process emulated device (no network ports).
+/// An in-process emulated device, with or without wired ports.
 pub struct ScenicEmulator {
     emu: EmuThread,
     device: CString,
+    /// Frames taken from a wire that did not fit the caller's buffer, by port (-1: host).
+    pending: Mutex<HashMap<c_int, Vec<u8>>>,
+}
+
+impl ScenicEmulator {
+    fn new(emu: EmuThread, device: CString) -> ScenicEmulator {
+        ScenicEmulator {
+            emu,
+            device,
+            pending: Mutex::new(HashMap::new()),
+        }
+    }
 }
 
 /// Starts an emulated device serving the map file `map_path`; NULL on failure.
@@ -90,7 +108,7 @@ pub extern "C" fn scenic_emulator_start(map_path: *const c_char) -> *mut ScenicE
         Err(e) => return fail_null(e),
     };
     match EmuThread::start(Path::new(path)) {
-        Ok(emu) => Box::into_raw(Box::new(ScenicEmulator { emu, device })),
+        Ok(emu) => Box::into_raw(Box::new(ScenicEmulator::new(emu, device))),
         Err(e) => fail_null(e),
     }
 }
@@ -152,6 +170,23 @@ pub unsafe extern "C" fn scenic_device_close(dev: *mut ScenicDevice) {
     if !dev.is_null() {
         // SAFETY: made by Box::into_raw in scenic_device_open, freed once (the contract).
         drop(unsafe { Box::from_raw(dev) });
+    }
+}
+
+/// Sets the slot the slow path goes through (docs/device.md §2.3); `slot` < 0: straight to the
+/// host. Fenced; a slot that is not an SCU slot is refused and the old value kept.
+#[no_mangle]
+pub extern "C" fn scenic_device_set_slow_path(dev: *const ScenicDevice, slot: c_int) -> c_int {
+    let done = object(dev, "dev").and_then(|d| {
+        let slot = match slot {
+            s if s < 0 => None,
+            s => Some(u8::try_from(s).map_err(|_| format!("slot {s} is not a slot"))?),
+        };
+        scenic_runtime::steering::set_slow_path(&d.dev, slot).map_err(|e| e.to_string())
+    });
+    match done {
+        Ok(()) => 0,
+        Err(e) => fail(e),
     }
 }
 

@@ -1,9 +1,13 @@
-//! `include/scenic.h` declares exactly the functions `src/lib.rs` exports: every `extern "C" fn`
+//! `include/scenic.h` declares exactly the functions `src/` exports: every `extern "C" fn`
 //! name once, and no other `scenic_` function.
 
 use std::collections::BTreeSet;
 
-const LIB: &str = include_str!("../src/lib.rs");
+const LIB: &str = concat!(
+    include_str!("../src/lib.rs"),
+    include_str!("../src/named.rs"),
+    include_str!("../src/wired.rs")
+);
 const HEADER: &str = include_str!("../include/scenic.h");
 
 fn exported() -> BTreeSet<String> {
@@ -31,4 +35,19 @@ fn header_declares_every_exported_function() {
     let exported = exported();
     assert!(exported.len() >= 10, "found only {exported:?} in lib.rs");
     assert_eq!(exported, declared());
+}
+
+#[test]
+fn the_notification_record_has_the_headers_layout() {
+    // scenic.h: three uint64_t, one uint32_t, four uint8_t, in that order (32 bytes, no padding).
+    use scenic_c::ScenicNotification as N;
+    assert_eq!(std::mem::size_of::<N>(), 32);
+    assert_eq!(std::mem::offset_of!(N, seq), 0);
+    assert_eq!(std::mem::offset_of!(N, time_ns), 8);
+    assert_eq!(std::mem::offset_of!(N, lost_before), 16);
+    assert_eq!(std::mem::offset_of!(N, value), 24);
+    assert_eq!(std::mem::offset_of!(N, target), 28);
+    assert_eq!(std::mem::offset_of!(N, slot), 29);
+    assert_eq!(std::mem::offset_of!(N, bank), 30);
+    assert_eq!(std::mem::offset_of!(N, flags), 31);
 }

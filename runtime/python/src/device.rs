@@ -60,6 +60,25 @@ impl Device {
         Slot::new(Arc::clone(&self.dev), self.state.clone(), k)
     }
 
+    /// The slot the slow path (traffic no steering table claims, device.md §2.3) goes through, or
+    /// `None` when it goes straight to the host. Setting it is fenced; the device refuses a slot
+    /// that is not an SCU slot (`ScenicError`, the old value kept).
+    #[getter]
+    fn slow_path_slot(&self) -> PyResult<Option<u8>> {
+        let v = self
+            .dev
+            .read(scenic_runtime::abi::global::SLOW_PATH_SLOT)
+            .map_err(to_py)?
+            & 0xFF;
+        Ok((v != 0xFF).then_some(v as u8))
+    }
+
+    #[setter]
+    fn set_slow_path_slot(&self, py: Python<'_>, slot: Option<u8>) -> PyResult<()> {
+        py.allow_threads(|| scenic_runtime::steering::set_slow_path(&self.dev, slot))
+            .map_err(to_py)
+    }
+
     /// Waits until every earlier write reached the device (device.md §1.3); the fence value.
     fn fence(&self, py: Python<'_>) -> PyResult<u64> {
         py.allow_threads(|| self.dev.fence()).map_err(to_py)

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::classify::{classify, Class};
 use super::steer::{record_error, Steering};
-use super::sys::{wait_readable, FrameIo};
+use super::sys::{wait_readable_for, FrameIo, HostTag};
 use super::{Destination, SlotEngine, SlotInput, Source, Verdict};
 use crate::abi::codes::Code;
 use crate::abi::{self, global, slot};
@@ -170,10 +170,17 @@ impl Datapath {
         fds.extend(self.host.fd());
         let has_io = !fds.is_empty();
         fds.extend(self.waker.as_ref().map(|w| w.fd()));
+        // Host rings have no descriptor: their doorbell is a register, polled this often.
+        let idle = self
+            .host
+            .poll_period()
+            .map_or(Duration::from_millis(1), |p| {
+                p.min(Duration::from_millis(1))
+            });
         while !stop.load(Ordering::Acquire) {
             if self.turn()? == 0 {
                 if has_io {
-                    wait_readable(&fds, 1);
+                    wait_readable_for(&fds, idle);
                     if let Some(w) = &self.waker {
                         w.drain();
                     }
@@ -233,6 +240,7 @@ impl Datapath {
         }
         self.steering.serve(&self.region)?;
         self.serve_mtu()?;
+        self.host.service()?;
         for k in 0..self.engines.len() {
             let base = abi::slot_block_unchecked(k as u8);
             let state = self
@@ -408,8 +416,8 @@ impl Datapath {
         sent
     }
 
-    fn tx_host(&mut self, frame: &[u8]) -> bool {
-        let sent = !self.too_long(frame.len()) && self.host.send(frame).is_ok();
+    fn tx_host(&mut self, frame: &[u8], tag: HostTag) -> bool {
+        let sent = !self.too_long(frame.len()) && self.host.send_tagged(frame, tag).is_ok();
         if sent {
             self.bump(global::HOST_RX_PKTS, 1);
             self.bump(global::HOST_RX_BYTES, frame.len() as u64);
@@ -433,7 +441,11 @@ impl Datapath {
                     if k < self.engines.len() {
                         self.process(k, input);
                     } else {
-                        self.tx_host(&input.data);
+                        let tag = HostTag {
+                            slot: 0xFF,
+                            port: input.port,
+                        };
+                        self.tx_host(&input.data, tag);
                     }
                 }
             }
@@ -472,7 +484,11 @@ impl Datapath {
                     }
                 }
                 Destination::Host => {
-                    if self.tx_host(&frame) {
+                    let tag = HostTag {
+                        slot: k as u8,
+                        port: input.port,
+                    };
+                    if self.tx_host(&frame, tag) {
                         self.slot_bump(k, slot::OUT_HOST_PKTS, 1);
                         self.slot_bump(k, slot::OUT_HOST_BYTES, bytes);
                     }

@@ -1,4 +1,4 @@
-//! The emulated NIC's network side: Linux attachments ([`sys`]), the prefilter's classification
+//! The emulated NIC's network side: Linux attachments ([`sys`]), in-process wires ([`wire`]), the prefilter's classification
 //! ([`mod@classify`]), the steering tables ([`steer`]) and the datapath loop ([`datapath`]).
 //!
 //! A slot processes packets through a [`SlotEngine`]. This stage has [`PassThrough`] only (it sends
@@ -10,12 +10,16 @@
 pub mod classify;
 pub mod datapath;
 pub mod gso;
+pub mod host_rings;
 pub mod steer;
 pub mod sys;
+pub mod wire;
 
 pub use classify::{classify, Class};
 pub use datapath::{Datapath, DatapathConfig};
-pub use sys::{FrameIo, PacketPort, Tap};
+pub use host_rings::HostRings;
+pub use sys::{FrameIo, HostTag, PacketPort, Tap};
+pub use wire::{wire, Wire, WireDevice};
 
 /// Where a slot's output goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

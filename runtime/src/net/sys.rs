@@ -39,6 +39,38 @@ pub trait FrameIo: Send {
     fn mtu(&self) -> Option<u32> {
         None
     }
+    /// Sends one frame to the host with the §5.2 tag's metadata; attachments without a tag (a
+    /// TAP netdev) ignore it.
+    fn send_tagged(&mut self, frame: &[u8], _tag: HostTag) -> io::Result<()> {
+        self.send(frame)
+    }
+    /// Called once per datapath turn: an attachment that is served through registers (the host
+    /// rings) applies the host's writes here.
+    fn service(&mut self) -> Result<(), crate::region::RegionError> {
+        Ok(())
+    }
+    /// How often an attachment with no descriptor must be polled for input (the host rings:
+    /// nothing signals a doorbell), if it must.
+    fn poll_period(&self) -> Option<std::time::Duration> {
+        None
+    }
+}
+
+/// What the §5.2 RX tag says of a frame besides its length and time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostTag {
+    /// The slot that sent it, `0xFF` straight from the slow path.
+    pub slot: u8,
+    /// The network port it arrived on.
+    pub port: u8,
+}
+
+impl HostTag {
+    /// Straight from the slow path of port 0.
+    pub const DIRECT: HostTag = HostTag {
+        slot: 0xFF,
+        port: 0,
+    };
 }
 
 const ETH_P_ALL: u16 = 0x0003;
@@ -76,7 +108,7 @@ struct PacketMreq {
     mr_address: [u8; 8],
 }
 
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+pub(super) fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -94,7 +126,7 @@ fn c_name(name: &str) -> io::Result<CString> {
     CString::new(name).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in name"))
 }
 
-fn set_int_opt(
+pub(super) fn set_int_opt(
     fd: RawFd,
     level: libc::c_int,
     opt: libc::c_int,
@@ -191,7 +223,7 @@ impl PacketPort {
     }
 }
 
-fn would_block(e: &io::Error) -> bool {
+pub(super) fn would_block(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
@@ -355,6 +387,14 @@ impl FrameIo for Tap {
 
 /// Waits until one of `fds` is readable or `timeout_ms` passed.
 pub fn wait_readable(fds: &[RawFd], timeout_ms: i32) {
+    wait_readable_for(
+        fds,
+        std::time::Duration::from_millis(timeout_ms.max(0) as u64),
+    );
+}
+
+/// Waits until one of `fds` is readable or `timeout` passed (`ppoll`: below a millisecond too).
+pub fn wait_readable_for(fds: &[RawFd], timeout: std::time::Duration) {
     let mut polls: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -363,8 +403,20 @@ pub fn wait_readable(fds: &[RawFd], timeout_ms: i32) {
             revents: 0,
         })
         .collect();
-    // SAFETY: `polls` is valid for its length; an error only ends the wait early.
-    let _ = unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, timeout_ms) };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: `polls` is valid for its length and `ts` for the call; an error only ends the
+    // wait early.
+    let _ = unsafe {
+        libc::ppoll(
+            polls.as_mut_ptr(),
+            polls.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
 }
 
 /// An `eventfd` another thread signals to end the datapath's idle wait: the server wakes it when

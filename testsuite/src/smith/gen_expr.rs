@@ -417,12 +417,9 @@ impl Gen {
                     Ty::Bit(a)
                 };
                 let l = self.typed_expr(&lt, depth - 1);
-                // The checker types an `if` right of `++` with the left operand's type (a literal
-                // branch then takes the wrong width): keep `if`s out of that position.
-                let mut r = self.typed_expr(&Ty::Bit(w - a), depth - 1);
-                if r.text.contains("(if ") {
-                    r = self.atom(&Ty::Bit(w - a));
-                }
+                // Each operand of `++` is typed on its own (§4.6, §4.17): `typed_expr` never
+                // gives a bare literal here, and an `if` operand takes its branches' type.
+                let r = self.typed_expr(&Ty::Bit(w - a), depth - 1);
                 Ex::run(format!("({} ++ {})", l.text, r.text))
             }
             9 => self.if_expr(ty, depth)?,

@@ -6,7 +6,7 @@
 //! breaks the program is simply refused.
 
 use super::inputs::Op;
-use super::{compare_variant, lower, transcript, Case, Finding};
+use super::{compare_any, lower, transcript, Case, Finding};
 use std::mem::discriminant;
 
 /// Whether `source` with `ops` still shows a finding like `like`.
@@ -31,18 +31,35 @@ fn reproduces(case: &Case, source: &str, ops: &[Op], like: &Finding) -> bool {
         Err(f) => return discriminant(&f) == discriminant(like) && f.variant() == like.variant(),
     };
     let variant = match like {
-        Finding::Mismatch { variant, .. } => variant.clone(),
+        Finding::Mismatch { variant, .. } | Finding::Backend { variant, .. } => variant.clone(),
         Finding::Invalid { pass, .. } => pass.clone(),
         Finding::Dropped { .. } => return false,
         Finding::Panic { stage, .. } => stage
+            .split(' ')
+            .next()
+            .filter(|v| super::p4::is_p4_variant(v).is_some())
+            .unwrap_or(stage)
             .trim_start_matches("interpreter on ")
             .trim_start_matches("pass ")
             .trim_matches('`')
             .to_string(),
     };
-    match compare_variant(&module, &reference, case, ops, &variant) {
-        Some(f) => discriminant(&f) == discriminant(like),
+    match compare_any(&module, &reference, case, ops, &variant) {
+        Some(f) => discriminant(&f) == discriminant(like) && same_backend_failure(&f, like),
         None => false,
+    }
+}
+
+/// A backend failure must keep its message up to the first location (`the P4 reader rejects
+/// the backend's P4: error[E0703]: cannot find name `x``): any failure would otherwise do, down
+/// to an empty program that has no scu to write.
+fn same_backend_failure(f: &Finding, like: &Finding) -> bool {
+    let head = |m: &str| m.split(" |").next().unwrap_or("").to_string();
+    match (f, like) {
+        (Finding::Backend { message: a, .. }, Finding::Backend { message: b, .. }) => {
+            head(a) == head(b)
+        }
+        _ => true,
     }
 }
 
@@ -59,7 +76,7 @@ fn block_end(lines: &[String], start: usize) -> Option<usize> {
 }
 
 /// Candidate edits of line `i`: the replacement of lines `i..=end` by `with`.
-fn candidates(lines: &[String], i: usize) -> Vec<(usize, Vec<String>)> {
+pub(crate) fn candidates(lines: &[String], i: usize) -> Vec<(usize, Vec<String>)> {
     let l = lines[i].trim();
     let indent: String = lines[i].chars().take_while(|c| *c == ' ').collect();
     let mut out = Vec::new();

@@ -10,15 +10,20 @@
 //!   (the passes `scenicc emit ir --passes` offers), and compares every observable output
 //!   (`compare.rs`); a pass that panics or leaves IR that does not validate is a finding.
 //!
+//! - `p4`: writes the program as P4 for v1model and Vitis Networking P4, reads it back with
+//!   scenicc's P4 reader and compares the observations P4 preserves (`p4.rs`); a documented
+//!   refusal counts as not P4-expressible (in [`SeedReport::outcomes`]), never as a pass.
+//!
 //! `check` and `lower` run under `catch_unwind`: a panic there is a finding too, and so is a
-//! statement of the program that lowering dropped (`stmt_check.rs`). Later stages of
-//! issue 14 add `hls-csim` and `p4` as more [`Backend`]s compared against the same reference
+//! statement of the program that lowering dropped (`stmt_check.rs`). A later stage of
+//! issue 14 adds `hls-csim` as another [`Backend`] compared against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
 //! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
 //! `gen_stream`, `gen_table` (the generator), `env` (scopes), `program` (what a program offers
 //! its inputs), `inputs`, `host_record` (struct-valued host writes), `compare` and `stream_run`
-//! (transcripts), `stmt_check`, `minimize`, `stats` and `op_names` (what `--stats` counts).
+//! (transcripts), `stmt_check`, `p4` (the P4 round trip), `minimize`, `stats` and `op_names`
+//! (what `--stats` counts), `worker` (the child process that gives `smith` its per-seed timeout).
 
 pub mod compare;
 pub mod env;
@@ -33,11 +38,14 @@ pub mod host_record;
 pub mod inputs;
 pub mod minimize;
 pub mod op_names;
+pub mod p4;
+pub mod p4_subset;
 pub mod program;
 pub mod rng;
 pub mod stats;
 pub mod stmt_check;
 pub mod stream_run;
+pub mod worker;
 
 use compare::Transcript;
 use inputs::Op;
@@ -53,6 +61,8 @@ pub enum Backend {
     Interp,
     /// The interpreter on the module after the passes, against the reference.
     Passes,
+    /// The interpreter on the module read back from the P4 of each target, against the reference.
+    P4,
 }
 
 impl Backend {
@@ -61,11 +71,12 @@ impl Backend {
         match name {
             "interp" => Ok(Backend::Interp),
             "passes" => Ok(Backend::Passes),
-            "hls-csim" | "p4" => Err(format!(
+            "p4" => Ok(Backend::P4),
+            "hls-csim" => Err(format!(
                 "backend `{name}` is a later stage of issue 14 and not built yet"
             )),
             _ => Err(format!(
-                "unknown backend `{name}`; the backends are interp, passes"
+                "unknown backend `{name}`; the backends are interp, passes, p4"
             )),
         }
     }
@@ -121,6 +132,14 @@ pub enum Finding {
         /// The statements, one per line.
         statements: String,
     },
+    /// A backend failed on the program other than by a documented refusal: an unexpected error,
+    /// or output its own reader rejects.
+    Backend {
+        /// The variant (`p4-v1model`, ...).
+        variant: String,
+        /// What happened.
+        message: String,
+    },
     /// A variant's transcript differs from the reference's.
     Mismatch {
         /// The variant (`all` or a pass name).
@@ -139,7 +158,7 @@ impl Finding {
             Finding::Panic { stage, .. } => stage,
             Finding::Invalid { pass, .. } => pass,
             Finding::Dropped { .. } => "(lowering)",
-            Finding::Mismatch { variant, .. } => variant,
+            Finding::Backend { variant, .. } | Finding::Mismatch { variant, .. } => variant,
         }
     }
 
@@ -153,6 +172,7 @@ impl Finding {
             Finding::Dropped { statements } => {
                 format!("lowering dropped statements: {statements}")
             }
+            Finding::Backend { variant, message } => format!("`{variant}` fails: {message}"),
             Finding::Mismatch {
                 variant,
                 reference,
@@ -171,6 +191,8 @@ pub struct SeedReport {
     pub check_error: Option<String>,
     /// Findings.
     pub findings: Vec<Finding>,
+    /// Backend outcomes that are not findings (`p4.v1model.not-expressible.P0003`, ...).
+    pub outcomes: Stats,
 }
 
 /// The message of a caught panic.
@@ -317,14 +339,52 @@ pub fn compare_variant(
     })
 }
 
+/// Compares `variant` (a pass variant or a `p4-<target>`) with the reference on `ops`.
+pub fn compare_any(
+    module: &Module,
+    reference: &Transcript,
+    case: &Case,
+    ops: &[Op],
+    variant: &str,
+) -> Option<Finding> {
+    match p4::is_p4_variant(variant) {
+        Some(target) => {
+            let mut ignored = Stats::default();
+            p4::compare_target(module, reference, case, ops, target, &mut ignored, None)
+        }
+        None => compare_variant(module, reference, case, ops, variant),
+    }
+}
+
+/// The module a variant runs: after the passes, or read back from P4 (`None`: P4 refused it).
+pub fn variant_module(
+    module: &Module,
+    scu: &str,
+    variant: &str,
+) -> Result<Option<Module>, Finding> {
+    match p4::is_p4_variant(variant) {
+        Some(target) => p4::derived(module, scu, target),
+        None => apply_variant(module, variant).map(Some),
+    }
+}
+
 /// Generates, checks, lowers and compares the program of `seed`.
 pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
+    run_seed_staged(seed, backends, &mut |_| {})
+}
+
+/// [`run_seed`], telling `stage` what it starts (`generate`, `lower`, `reference`, a variant), so
+/// that a parent process can say where a seed that timed out was.
+pub fn run_seed_staged(seed: u64, backends: &[Backend], stage: &mut dyn FnMut(&str)) -> SeedReport {
+    stage("generate");
     let case = generate(seed);
     let mut report = SeedReport {
         case,
         check_error: None,
         findings: Vec::new(),
+        outcomes: Stats::default(),
     };
+    stage("lower");
     let module = match lower(&report.case.program.source) {
         Ok(m) => m,
         Err(Ok(diags)) => {
@@ -350,6 +410,7 @@ pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
         });
     }
     let ops = report.case.ops.clone();
+    stage("reference");
     let reference = match transcript(&module, &module, &report.case, &ops, "the reference") {
         Ok(t) => t,
         Err(f) => {
@@ -359,7 +420,32 @@ pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
     };
     if backends.contains(&Backend::Passes) {
         for v in variants() {
+            stage(&format!("passes `{v}`"));
             if let Some(f) = compare_variant(&module, &reference, &report.case, &ops, &v) {
+                report.findings.push(f);
+            }
+        }
+    }
+    if backends.contains(&Backend::P4) {
+        for target in p4::TARGETS {
+            stage(&p4::variant(target));
+            let (case, outcomes) = (&report.case, &mut report.outcomes);
+            let mut projected = None;
+            let found = p4::compare_target(
+                &module,
+                &reference,
+                case,
+                &ops,
+                target,
+                outcomes,
+                Some(&mut projected),
+            );
+            if let Some(f) = found {
+                // A finding on the P4-expressible part of the program is reported (and minimised)
+                // with that part's source, when it is the seed's first finding.
+                if let (Some(source), true) = (projected, report.findings.is_empty()) {
+                    report.case.program.source = source;
+                }
                 report.findings.push(f);
             }
         }
@@ -379,6 +465,8 @@ pub struct Reproduction {
     /// Whether the STF passes on the reference and fails on the variant (checked here with the
     /// STF runner of `scenic-sim`).
     pub stf_reproduces: bool,
+    /// For a `p4-<target>` finding, the P4 the backend wrote (when it wrote one).
+    pub p4: Option<String>,
 }
 
 /// Builds the reproduction of `finding` from a (minimised) program and inputs.
@@ -390,28 +478,40 @@ pub fn reproduction(
     ops: &[Op],
 ) -> Reproduction {
     let variant = finding.variant();
+    let shows = match p4::is_p4_variant(variant) {
+        Some(t) => format!(
+            "`scenicc emit {} mismatch-{seed}.sn > {scu}.p4 && scenicc test {scu}.p4 mismatch-{seed}.stf`",
+            t.name(),
+            scu = case.program.info.scu
+        ),
+        None => format!("`scenicc test --passes {variant} mismatch-{seed}.sn mismatch-{seed}.stf`"),
+    };
     let header = format!(
-        "// scenic-smith seed {seed}: {}\n// `scenicc test mismatch-{seed}.sn mismatch-{seed}.stf` passes on the reference interpreter;\n// `scenicc test --passes {variant} mismatch-{seed}.sn mismatch-{seed}.stf` shows the difference.\n",
+        "// scenic-smith seed {seed}: {}\n// `scenicc test mismatch-{seed}.sn mismatch-{seed}.stf` passes on the reference interpreter;\n// {shows} shows the difference.\n",
         finding.describe().replace('\n', " "),
     );
     let mut stf =
         format!("# scenic-smith seed {seed}: expectations from the reference interpreter\n");
     let mut stf_reproduces = false;
+    let mut p4_text = None;
     if let Ok(module) = lower(source) {
+        if let Some(t) = p4::is_p4_variant(variant) {
+            p4_text = p4::text(&module, t);
+        }
         if let Ok(t) = transcript(&module, &module, case, ops, "the reference") {
             for l in &t.stf_text() {
                 stf.push_str(l);
                 stf.push('\n');
             }
             let passes_on_reference = scenic_sim::stf::run_text(&module, &stf, None).ok();
-            let fails_on_variant = apply_variant(&module, variant)
-                .map(|vm| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        !scenic_sim::stf::run_text(&vm, &stf, None).ok()
-                    }))
-                    .unwrap_or(true)
-                })
-                .unwrap_or(true);
+            let fails_on_variant = match variant_module(&module, &case.program.info.scu, variant) {
+                Ok(Some(vm)) => catch_unwind(AssertUnwindSafe(|| {
+                    !scenic_sim::stf::run_text(&vm, &stf, None).ok()
+                }))
+                .unwrap_or(true),
+                Ok(None) => false,
+                Err(_) => true,
+            };
             stf_reproduces = passes_on_reference && fails_on_variant;
         }
     }
@@ -419,5 +519,6 @@ pub fn reproduction(
         source: format!("{header}{source}"),
         stf,
         stf_reproduces,
+        p4: p4_text,
     }
 }

@@ -1,27 +1,18 @@
-//! Deterministic mutations of example sources: a xorshift64 generator and the mutation kinds.
+//! Deterministic mutations of example sources: draws from the repository's PRNG and the mutation kinds.
 
 // ---------------------------------------------------------------------------------------------------
 // A small deterministic PRNG.
 
-/// xorshift64, seeded through splitmix64 so that nearby seeds give unrelated streams.
-pub(crate) struct Rng(u64);
+/// The repository's one PRNG ([`scenic_ir::rng::SplitMix64`]), with the draws mutations use.
+pub(crate) struct Rng(scenic_ir::rng::SplitMix64);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        Rng(if z == 0 { 0x2545_F491_4F6C_DD1D } else { z })
+        Rng(scenic_ir::rng::SplitMix64::new(seed))
     }
 
     fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (0 when `n` is 0).

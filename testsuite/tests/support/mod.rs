@@ -198,28 +198,25 @@ pub fn summary_totals(stderr: &str) -> Option<(u64, u64, u64)> {
     }
 }
 
-/// SplitMix64: small, fast, reproducible.
+/// The repository's one PRNG ([`scenic_ir::rng::SplitMix64`]) with the `usize` draws these
+/// tests use.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(scenic_ir::rng::SplitMix64);
 
 impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(scenic_ir::rng::SplitMix64::new(seed))
     }
 
     /// 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.index(n)
     }
 
     /// A number in `lo..=hi`.

@@ -71,7 +71,7 @@ impl Lw<'_> {
                     }
                     Bound::Field {
                         inst: i,
-                        index,
+                        index: None,
                         field,
                     } => {
                         let p = Place::HeaderField {
@@ -79,11 +79,11 @@ impl Lw<'_> {
                             index: None,
                             field,
                         };
-                        // Stack element indices are materialised by `place`; keep the element.
-                        let _ = index;
                         Some(Bound::Place(Place::Slice(Box::new(p), h, l), self.ty_of(e)))
-                            .filter(|_| index.is_none())
                     }
+                    // A stack element's index becomes an expression in `place` (smith seed 81:
+                    // `hdr.s[0].f[3:1] = v` was refused).
+                    field @ Bound::Field { .. } => Some(Bound::Slice(Box::new(field), h, l)),
                     _ => None,
                 }
             }
@@ -287,6 +287,7 @@ impl Lw<'_> {
                 field: *field,
             },
             Bound::Place(p, _) => p.clone(),
+            Bound::Slice(b, hi, lo) => Place::Slice(Box::new(self.place(fx, b, span)?), *hi, *lo),
             _ => return None,
         })
     }

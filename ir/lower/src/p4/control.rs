@@ -328,6 +328,24 @@ impl<'c> Lw<'c> {
             return Block::default();
         };
         let mut out = Block::default();
+        // Every counter the control declares is the control plane's, counted or not (smith seed
+        // 2: an unused `counter` left the P4-derived scu without it, so reading it failed).
+        for (li, local) in c.locals.iter().enumerate() {
+            let at = DeclRef {
+                decl: d,
+                local: Some(li),
+            };
+            // A `@scenic_csr` counter is a CSR (csr.rs), not a counter.
+            if matches!(local, Local::Instance(_))
+                && matches!(
+                    self.ck.instances.get(&at),
+                    Some(InstanceInfo::Counter { .. })
+                )
+                && self.csr_of(at).is_none()
+            {
+                self.counter(inst, at);
+            }
+        }
         for local in &c.locals {
             if let Local::Var(v) = local {
                 if v.init.is_some() {

@@ -158,6 +158,8 @@ pub(crate) enum Bound {
     },
     /// Storage in `meta` or in a local, with its P4 type.
     Place(Place, scenic_frontend::p4::check::Ty),
+    /// Bits `hi..=lo` of a header stack element's field (an assignment target).
+    Slice(Box<Bound>, u32, u32),
 }
 
 /// One instance of a parser or control: how its parameters are bound and where its state lives.

@@ -13,7 +13,7 @@
 //! `Select` of an aggregate (no zero to start `t` with) such calls are not inlined: they stay
 //! calls, which the `Select` evaluates only on the taken side.
 
-use super::super::copy::Copier;
+use super::super::copy::{Copier, Src};
 use super::returns::Prepared;
 use cranelift_entity::SecondaryMap;
 use scenic_ir::body::{BinaryOp, Body, Expr, Place, Stmt, UnaryOp};
@@ -360,7 +360,7 @@ impl<'a> Hoister<'a> {
             }
         }
         let mut copier = Copier::new(locals, consts);
-        let block = copier.block(&callee.body, self.body, &callee.body.block);
+        let block = copier.block(Src::Other(&callee.body), self.body, &callee.body.block);
         self.pre.extend(scenic_ir::proc::walk::pairs(block));
         let result = callee.result.filter(|_| into.is_none())?;
         let local = copier.locals.get(&result).copied()?;

@@ -4,26 +4,8 @@ use super::*;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 
-/// SplitMix64: a small deterministic PRNG.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+/// The repository's one PRNG ([`crate::rng`]); the intrinsics' tests draw from it too.
+pub(crate) type Rng = crate::rng::SplitMix64;
 
 const WIDTHS: [u32; 15] = [
     1, 7, 8, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 512, 1024,
@@ -38,7 +20,7 @@ fn modulus(w: u32) -> BigUint {
 fn random(rng: &mut Rng, w: u32) -> BigUint {
     let m = modulus(w);
     let any = |rng: &mut Rng| {
-        let digits: Vec<u32> = (0..nwords(w) * 2).map(|_| rng.next() as u32).collect();
+        let digits: Vec<u32> = (0..nwords(w) * 2).map(|_| rng.next_u64() as u32).collect();
         BigUint::new(digits) % &m
     };
     match rng.below(10) {
@@ -255,7 +237,7 @@ fn wire_reads_and_writes() {
     let mut rng = Rng::new(7);
     for case in 0..CASES / 4 {
         let len = 1 + rng.below(160) as usize;
-        let buf: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let buf: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         let w = if case % 3 == 0 {
             WIDTHS[case % WIDTHS.len()].min(len as u32 * 8)
         } else {

@@ -181,7 +181,7 @@ fn internet_checksum() {
 fn incremental_update_matches_recomputation() {
     let mut rng = crate::proc::bits::tests::Rng::new(42);
     for _ in 0..100_000 {
-        let mut header: Vec<u8> = (0..20).map(|_| rng.next() as u8).collect();
+        let mut header: Vec<u8> = (0..20).map(|_| rng.next_u64() as u8).collect();
         header[10] = 0;
         header[11] = 0;
         let sum = ones_complement(&header);
@@ -198,7 +198,7 @@ fn incremental_update_matches_recomputation() {
             continue;
         }
         let old = read_bits(&header, word, 16);
-        let new = Bits::from_u64(16, rng.next());
+        let new = Bits::from_u64(16, rng.next_u64());
         write_bits(&mut header, word, &new);
         let again = checksum_update(updated, old.to_u64() as u16, new.to_u64() as u16);
         assert_eq!(again, ones_complement(&header), "{header:02x?}");
@@ -263,7 +263,7 @@ fn crcs_match_bitwise_definitions() {
     }
     let mut rng = crate::proc::bits::tests::Rng::new(9);
     for len in 0..200 {
-        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         assert_eq!(crc32(&data), reflected(&data, 0xedb8_8320, !0, !0), "{len}");
         assert_eq!(
             u32::from(crc16(&data)),

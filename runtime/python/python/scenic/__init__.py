@@ -309,6 +309,21 @@ class Device:
         """The number of SCU slots."""
         return self._native.scu_slots
 
+    @property
+    def version(self) -> Tuple[int, int]:
+        """The device interface version, ``(major, minor)``."""
+        return self._native.version
+
+    @property
+    def slow_path_slot(self) -> Optional[int]:
+        """The slot the slow path goes through (device.md §2.3), ``None``: straight to the host.
+        Setting it is fenced; a slot that is not an SCU slot is refused and the old value kept."""
+        return self._native.slow_path_slot
+
+    @slow_path_slot.setter
+    def slow_path_slot(self, slot: Optional[int]) -> None:
+        self._native.slow_path_slot = slot
+
     def slot(self, k: int) -> Slot:
         """Slot ``k``."""
         return Slot(self._native.slot(k))

@@ -73,14 +73,20 @@ pub fn finish(r: Result<(), Failure>) -> u8 {
     }
 }
 
-/// The device NAME and its state directory (a device that is not there: exit code 2).
-pub fn open(name: &str) -> Result<(Device, StateDir), Failure> {
-    let spec = if name.contains('/') {
+/// What `Device::open` takes for a command line's NAME: a path (`/dev/scenic0`) as it is, else
+/// the emulator's `emu:NAME`.
+pub fn device_spec(name: &str) -> String {
+    if name.contains('/') {
         name.to_string()
     } else {
         format!("emu:{name}")
-    };
-    let dev = Device::open(&spec).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+    }
+}
+
+/// The device NAME and its state directory (a device that is not there: exit code 2).
+pub fn open(name: &str) -> Result<(Device, StateDir), Failure> {
+    let dev =
+        Device::open(&device_spec(name)).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
     let state = StateDir::of(&dev)?;
     Ok((dev, state))
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use scenic_runtime::nic::{self, NicConfig, PidFile};
+use scenic_runtime::nic::{self, HostSide, NicConfig, PidFile};
 
 mod cc;
 mod common;
@@ -168,8 +168,16 @@ enum NicAction {
         #[arg(long = "port", required = true, action = clap::ArgAction::Append)]
         ports: Vec<String>,
         /// The host side: the TAP netdev to create.
-        #[arg(long = "host-tap")]
-        host_tap: String,
+        #[arg(
+            long = "host-tap",
+            required_unless_present = "host_rings",
+            conflicts_with = "host_rings"
+        )]
+        host_tap: Option<String>,
+        /// The host side: the host rings in the map's ring memory, for a driver (the kmod in a
+        /// QEMU guest mapping the map as ivshmem; docs/kmod.md).
+        #[arg(long = "host-rings")]
+        host_rings: bool,
         /// SCU slots (1-16).
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
         slots: u8,
@@ -196,6 +204,7 @@ fn main() -> ExitCode {
                 name,
                 ports,
                 host_tap,
+                host_rings: _,
                 slots,
                 mtu,
                 daemon,
@@ -203,7 +212,7 @@ fn main() -> ExitCode {
                 let config = NicConfig {
                     name,
                     ports,
-                    host_tap,
+                    host: host_tap.map_or(HostSide::Rings, HostSide::Tap),
                     slots,
                     mtu,
                 };
@@ -276,9 +285,9 @@ fn up(config: &NicConfig) -> u8 {
     let out = nic::run(config, stop, || {
         pid_file = PidFile::write(name).ok();
         eprintln!(
-            "{name} up: port {} <-> host TAP {}, {} slots (pid {})",
+            "{name} up: port {} <-> {}, {} slots (pid {})",
             config.ports.join(", "),
-            config.host_tap,
+            config.host,
             config.slots,
             std::process::id()
         );
@@ -307,7 +316,10 @@ fn up_daemon(config: &NicConfig) -> u8 {
         std::process::Command::new(exe)
             .args(["nic", "up", &config.name])
             .args(config.ports.iter().flat_map(|p| ["--port", p.as_str()]))
-            .args(["--host-tap", &config.host_tap])
+            .args(match &config.host {
+                HostSide::Tap(tap) => vec!["--host-tap", tap.as_str()],
+                HostSide::Rings => vec!["--host-rings"],
+            })
             .args(["--slots", &config.slots.to_string()])
             .args(["--mtu", &config.mtu.to_string()])
             .env(DAEMON_ENV, "1")

@@ -92,7 +92,7 @@ fn collect(dev: &Device) -> Result<Value, DeviceError> {
 
 /// Prints the status; the exit code.
 pub fn show(name: &str, as_json: bool) -> u8 {
-    let dev = match Device::open(&format!("emu:{name}")) {
+    let dev = match Device::open(&super::common::device_spec(name)) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: {name}: {e}");
