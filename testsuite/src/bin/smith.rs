@@ -2,7 +2,9 @@
 //! them on the chosen backends, minimises and writes every finding, and prints one line per
 //! finding and a final `N programs, N mismatches` line; exit 1 on any finding.
 //!
-//! `smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize] [--show]`
+//! `smith --seeds A..B [--backends interp,passes,hls-csim] [--jobs N] [--stats] [--out DIR]
+//! [--no-minimize] [--show]`; with `hls-csim`, `--jobs N` (default 2) threads compile the kernels
+//! of the seeds ahead while the current one runs (`smith::csim_batch`).
 
 use scenic_testsuite::smith::{self, Backend};
 use std::path::PathBuf;
@@ -16,6 +18,7 @@ struct Args {
     out: PathBuf,
     minimize: bool,
     show: bool,
+    jobs: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -26,6 +29,7 @@ fn parse_args() -> Result<Args, String> {
         out: PathBuf::from("smith-out"),
         minimize: true,
         show: false,
+        jobs: 2,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -44,9 +48,13 @@ fn parse_args() -> Result<Args, String> {
             "--stats" => args.stats = true,
             "--no-minimize" => args.minimize = false,
             "--show" => args.show = true,
+            "--jobs" => {
+                let v = it.next().ok_or("--jobs needs a number")?;
+                args.jobs = v.parse().map_err(|_| format!("bad --jobs `{v}`"))?;
+            }
             "--out" => args.out = PathBuf::from(it.next().ok_or("--out needs a directory")?),
             "-h" | "--help" => {
-                return Err("usage: smith --seeds A..B [--backends interp,passes] [--stats] [--out DIR] [--no-minimize] [--show]".into())
+                return Err("usage: smith --seeds A..B [--backends interp,passes,hls-csim] [--jobs N] [--stats] [--out DIR] [--no-minimize] [--show]".into())
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -64,6 +72,14 @@ fn main() -> ExitCode {
     };
     // Panics are findings, reported with their message: keep the default hook's noise out.
     std::panic::set_hook(Box::new(|_| {}));
+    let prebuilder = match csim_prebuilder(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut not_expressible = std::collections::BTreeMap::<String, u64>::new();
     let start = Instant::now();
     let mut stats = smith::stats::Stats::default();
     let (mut programs, mut findings, mut unchecked) = (0u64, 0u64, 0u64);
@@ -71,8 +87,14 @@ fn main() -> ExitCode {
         if seed % 1000 == 0 {
             eprintln!("[{:.0} s] seed {seed}", start.elapsed().as_secs_f64());
         }
+        if let Some(p) = &prebuilder {
+            p.wait_for(seed);
+        }
         let began = Instant::now();
         let report = smith::run_seed(seed, &args.backends);
+        if let Some(why) = &report.not_expressible {
+            *not_expressible.entry(why.clone()).or_default() += 1;
+        }
         let took = began.elapsed().as_secs_f64();
         if took > 2.0 {
             eprintln!("seed {seed} took {took:.1} s");
@@ -105,6 +127,9 @@ fn main() -> ExitCode {
     if args.stats {
         println!("{}", stats.table());
     }
+    for (why, n) in &not_expressible {
+        println!("{n} programs not expressible on hls-csim: {why}");
+    }
     println!(
         "{} generator bugs (programs that did not check); {:.1} s, {:.1} programs/s",
         unchecked,
@@ -125,7 +150,11 @@ fn report_finding(args: &Args, seed: u64, report: &smith::SeedReport) -> bool {
     let Some(f) = report.findings.first() else {
         return false;
     };
-    let (source, ops) = if args.minimize {
+    let (source, ops) = if args.minimize && f.variant() == smith::csim::VARIANT {
+        // Each candidate program compiles its kernels again: cap the steps and the time.
+        let limit = std::time::Duration::from_secs(CSIM_MINIMIZE_SECS);
+        smith::minimize::minimize_within(&report.case, f, 400, Some(limit))
+    } else if args.minimize {
         smith::minimize::minimize(&report.case, f, 3000)
     } else {
         (report.case.program.source.clone(), report.case.ops.clone())
@@ -144,6 +173,28 @@ fn report_finding(args: &Args, seed: u64, report: &smith::SeedReport) -> bool {
         }
     );
     true
+}
+
+/// How long an hls-csim finding's minimisation may take.
+const CSIM_MINIMIZE_SECS: u64 = 600;
+
+/// With `hls-csim`, the workers compiling the kernels of the seeds ahead; an error when the
+/// ap_types headers are missing (nothing could be compared).
+fn csim_prebuilder(args: &Args) -> Result<Option<smith::csim_batch::Prebuilder>, String> {
+    if !args.backends.contains(&Backend::HlsCsim) {
+        return Ok(None);
+    }
+    let ap_types = scenic_hls_csim::ap_types(None).map_err(|e| e.to_string())?;
+    if args.jobs == 0 {
+        return Ok(None);
+    }
+    let ahead = 2 * args.jobs as u64;
+    Ok(Some(smith::csim_batch::Prebuilder::start(
+        args.seeds.clone(),
+        args.jobs,
+        ahead,
+        ap_types,
+    )))
 }
 
 fn write(dir: &std::path::Path, seed: u64, repro: &smith::Reproduction) -> String {

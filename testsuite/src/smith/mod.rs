@@ -10,8 +10,11 @@
 //!   (the passes `scenicc emit ir --passes` offers), and compares every observable output
 //!   (`compare.rs`); a pass that panics or leaves IR that does not validate is a finding.
 //!
-//! `check` and `lower` run under `catch_unwind`: a panic there is a finding too. Later stages of
-//! issue 14 add `hls-csim` and `p4` as more [`Backend`]s compared against the same reference
+//! - `hls-csim`: runs the reference's STF on the C-simulated HLS kernels (`csim.rs`; built
+//!   ahead of the comparison, in parallel, by `csim_batch.rs`).
+//!
+//! `check` and `lower` run under `catch_unwind`: a panic there is a finding too. A later stage
+//! of issue 14 adds `p4` as one more [`Backend`] compared against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
 //! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
@@ -19,6 +22,8 @@
 //! `inputs`, `compare`, `minimize`, `stats` and `op_names` (what `--stats` counts).
 
 pub mod compare;
+pub mod csim;
+pub mod csim_batch;
 pub mod env;
 pub mod gen_expr;
 pub mod gen_items;
@@ -47,6 +52,8 @@ pub enum Backend {
     Interp,
     /// The interpreter on the module after the passes, against the reference.
     Passes,
+    /// The reference's STF on the C-simulated HLS kernels (`csim.rs`).
+    HlsCsim,
 }
 
 impl Backend {
@@ -55,11 +62,12 @@ impl Backend {
         match name {
             "interp" => Ok(Backend::Interp),
             "passes" => Ok(Backend::Passes),
-            "hls-csim" | "p4" => Err(format!(
+            "hls-csim" => Ok(Backend::HlsCsim),
+            "p4" => Err(format!(
                 "backend `{name}` is a later stage of issue 14 and not built yet"
             )),
             _ => Err(format!(
-                "unknown backend `{name}`; the backends are interp, passes"
+                "unknown backend `{name}`; the backends are interp, passes, hls-csim"
             )),
         }
     }
@@ -115,6 +123,13 @@ pub enum Finding {
         /// What the variant observed there.
         observed: String,
     },
+    /// A backend's output did not build (g++ failed on a generated kernel) or start.
+    Build {
+        /// The backend (`hls-csim`).
+        variant: String,
+        /// The first errors.
+        message: String,
+    },
 }
 
 impl Finding {
@@ -123,7 +138,7 @@ impl Finding {
         match self {
             Finding::Panic { stage, .. } => stage,
             Finding::Invalid { pass, .. } => pass,
-            Finding::Mismatch { variant, .. } => variant,
+            Finding::Mismatch { variant, .. } | Finding::Build { variant, .. } => variant,
         }
     }
 
@@ -138,7 +153,17 @@ impl Finding {
                 variant,
                 reference,
                 observed,
-            } => format!("`{variant}` differs: reference `{reference}`, passes `{observed}`"),
+            } => {
+                let side = if variant == csim::VARIANT {
+                    variant
+                } else {
+                    "passes"
+                };
+                format!("`{variant}` differs: reference `{reference}`, {side} `{observed}`")
+            }
+            Finding::Build { variant, message } => {
+                format!("`{variant}` did not build: {message}")
+            }
         }
     }
 }
@@ -152,6 +177,8 @@ pub struct SeedReport {
     pub check_error: Option<String>,
     /// Findings.
     pub findings: Vec<Finding>,
+    /// Why the HLS backend refuses the program, when it does (`csim::refusal_shape`).
+    pub not_expressible: Option<String>,
 }
 
 /// The message of a caught panic.
@@ -305,6 +332,7 @@ pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
         case,
         check_error: None,
         findings: Vec::new(),
+        not_expressible: None,
     };
     let module = match lower(&report.case.program.source) {
         Ok(m) => m,
@@ -339,6 +367,19 @@ pub fn run_seed(seed: u64, backends: &[Backend]) -> SeedReport {
             }
         }
     }
+    if backends.contains(&Backend::HlsCsim) {
+        match scenic_hls_csim::ap_types(None) {
+            Ok(ap_types) => match csim::run(&module, &report.case, &ops, &ap_types) {
+                csim::Outcome::Passed => {}
+                csim::Outcome::NotExpressible(why) => report.not_expressible = Some(why),
+                csim::Outcome::Finding(f) => report.findings.push(f),
+            },
+            Err(e) => report.findings.push(Finding::Build {
+                variant: csim::VARIANT.into(),
+                message: e.to_string(),
+            }),
+        }
+    }
     report
 }
 
@@ -365,28 +406,42 @@ pub fn reproduction(
     ops: &[Op],
 ) -> Reproduction {
     let variant = finding.variant();
+    let on_variant = if variant == csim::VARIANT {
+        "--backend hls-csim".to_string()
+    } else {
+        format!("--passes {variant}")
+    };
     let header = format!(
-        "// scenic-smith seed {seed}: {}\n// `scenicc test mismatch-{seed}.sn mismatch-{seed}.stf` passes on the reference interpreter;\n// `scenicc test --passes {variant} mismatch-{seed}.sn mismatch-{seed}.stf` shows the difference.\n",
+        "// scenic-smith seed {seed}: {}\n// `scenicc test mismatch-{seed}.sn mismatch-{seed}.stf` passes on the reference interpreter;\n// `scenicc test {on_variant} mismatch-{seed}.sn mismatch-{seed}.stf` shows the difference.\n",
         finding.describe().replace('\n', " "),
     );
     let mut stf =
         format!("# scenic-smith seed {seed}: expectations from the reference interpreter\n");
     let mut stf_reproduces = false;
     if let Ok(module) = lower(source) {
-        if let Ok(t) = transcript(&module, &module, case, ops, "the reference") {
+        let ops = if variant == csim::VARIANT {
+            csim::within_flow_slots(&module, ops).0
+        } else {
+            ops.to_vec()
+        };
+        if let Ok(t) = transcript(&module, &module, case, &ops, "the reference") {
             for l in &t.stf {
                 stf.push_str(l);
                 stf.push('\n');
             }
             let passes_on_reference = scenic_sim::stf::run_text(&module, &stf, None).ok();
-            let fails_on_variant = apply_variant(&module, variant)
-                .map(|vm| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        !scenic_sim::stf::run_text(&vm, &stf, None).ok()
-                    }))
+            let fails_on_variant = if variant == csim::VARIANT {
+                csim::stf_fails(&module, &stf)
+            } else {
+                apply_variant(&module, variant)
+                    .map(|vm| {
+                        catch_unwind(AssertUnwindSafe(|| {
+                            !scenic_sim::stf::run_text(&vm, &stf, None).ok()
+                        }))
+                        .unwrap_or(true)
+                    })
                     .unwrap_or(true)
-                })
-                .unwrap_or(true);
+            };
             stf_reproduces = passes_on_reference && fails_on_variant;
         }
     }
