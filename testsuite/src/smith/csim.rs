@@ -15,7 +15,8 @@
 //!   a hardware limit, each documented in docs/hls.md): [`Outcome::NotExpressible`] with the
 //!   refusal's shape (its message with names and numbers blotted), never a pass.
 //!
-//! The inputs are cut before the first congestion event of a flow beyond a cc's `per flow[N]`
+//! Host `add`s to a table whose keys repeat an expression are left out (STF cannot name such
+//! keys), and the inputs are cut before the first congestion event of a flow beyond a cc's `per flow[N]`
 //! slots: the NIC gives flows N slots and the harness refuses the N+1-th (a device limit,
 //! `cc_sim.rs`), where the interpreter keeps growing; everything before it is still compared.
 //!
@@ -29,6 +30,7 @@
 
 use super::compare::Transcript;
 use super::inputs::Op;
+use super::program::ProgramInfo;
 use super::{transcript, Case, Finding};
 use scenic_backend_hls::KernelFiles;
 use scenic_hls_csim::{CsimDevice, CsimError};
@@ -110,9 +112,32 @@ pub fn refusal_shape(e: &scenic_backend_hls::Error) -> String {
     format!("{kind}: {out}")
 }
 
-/// The inputs cut before the first event of a flow beyond its cc's `per flow[N]` slots (see the
-/// module doc); whether they were cut.
-pub fn within_flow_slots(module: &Module, ops: &[Op]) -> (Vec<Op>, bool) {
+/// The inputs STF and the device can take: without the entries of a table that matches one
+/// expression twice (STF names a key by its expression, so `add t a:1 a:2` is refused as "given
+/// twice"), and cut before the first event of a flow beyond its cc's `per flow[N]` slots (see
+/// the module doc); whether anything was left out.
+pub fn expressible_ops(module: &Module, info: &ProgramInfo, ops: &[Op]) -> (Vec<Op>, bool) {
+    let repeated = |table: &str| {
+        info.tables.iter().any(|t| {
+            t.name == table
+                && t.keys
+                    .iter()
+                    .enumerate()
+                    .any(|(i, k)| t.keys[..i].iter().any(|e| e.name == k.name))
+        })
+    };
+    let kept: Vec<Op> = ops
+        .iter()
+        .filter(|op| !matches!(op, Op::AddEntry { table, .. } if repeated(table)))
+        .cloned()
+        .collect();
+    let dropped = kept.len() != ops.len();
+    let (kept, cut) = within_flow_slots(module, &kept);
+    (kept, dropped || cut)
+}
+
+/// `ops` cut before the first event of a flow beyond its cc's `per flow[N]` slots.
+fn within_flow_slots(module: &Module, ops: &[Op]) -> (Vec<Op>, bool) {
     let mut seen: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         if let Op::Event { cc, flow, .. } = op {
@@ -145,7 +170,7 @@ pub fn run(module: &Module, case: &Case, ops: &[Op], ap_types: &Path) -> Outcome
         Ok(f) => f,
         Err(o) => return o,
     };
-    let (ops, _) = within_flow_slots(module, ops);
+    let (ops, _) = expressible_ops(module, &case.program.info, ops);
     let reference = match transcript(module, module, case, &ops, "the reference") {
         Ok(t) => t,
         Err(f) => return Outcome::Finding(f),

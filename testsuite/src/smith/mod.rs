@@ -420,7 +420,7 @@ pub fn reproduction(
     let mut stf_reproduces = false;
     if let Ok(module) = lower(source) {
         let ops = if variant == csim::VARIANT {
-            csim::within_flow_slots(&module, ops).0
+            csim::expressible_ops(&module, &case.program.info, ops).0
         } else {
             ops.to_vec()
         };
