@@ -6,7 +6,8 @@
 //! Invariants:
 //!
 //! - The PCH is used only when it changes nothing: the kernel's `.hpp` opens with a block of
-//!   `#include` lines (after comments and its include guard), and both its `.cpp` and its
+//!   `#define` and `#include` lines (after comments and its include guard; a define such as
+//!   `AP_INT_MAX_W` belongs to the block), and both its `.cpp` and its
 //!   testbench open with `#include "<top>.hpp"`. The PCH is exactly that block, given to g++ as
 //!   `-include`, so each translation unit reads the same headers in the same order as without
 //!   it (the later `#include`s are then no-ops behind the headers' guards).
@@ -30,25 +31,38 @@ const NAME: &str = "scenic_pch.hpp";
 /// `--jobs`) would otherwise all build the same PCH at once.
 static LOCK: Mutex<()> = Mutex::new(());
 
-/// The leading `#include` lines of `hpp` (after blank lines, comments and the guard's
-/// `#ifndef`/`#define`), or `None` when it has none.
+/// The leading `#define` and `#include` lines of `hpp` (after blank lines, comments and the
+/// include guard: an `#ifndef G` followed by `#define G`), or `None` when it includes nothing.
+/// A `#define` before the includes (`AP_INT_MAX_W` for values wider than 1024 bits) changes
+/// what they declare, so it is part of the block.
 pub(crate) fn leading_includes(hpp: &str) -> Option<String> {
     let mut block = String::new();
+    let mut guard: Option<&str> = None;
+    let mut includes = false;
     for line in hpp.lines() {
         let l = line.trim();
-        if l.starts_with("#include") {
+        if l.is_empty() || l.starts_with("//") {
+            continue;
+        }
+        if block.is_empty() && guard.is_none() {
+            if let Some(g) = l.strip_prefix("#ifndef ") {
+                guard = Some(g.trim());
+                continue;
+            }
+        }
+        if block.is_empty() && guard.is_some_and(|g| l == format!("#define {g}")) {
+            guard = Some("");
+            continue;
+        }
+        if l.starts_with("#include") || l.starts_with("#define") {
+            includes |= l.starts_with("#include");
             block.push_str(l);
             block.push('\n');
-        } else if l.is_empty()
-            || l.starts_with("//")
-            || (block.is_empty() && (l.starts_with("#ifndef") || l.starts_with("#define")))
-        {
-            continue;
         } else {
             break;
         }
     }
-    (!block.is_empty()).then_some(block)
+    includes.then_some(block)
 }
 
 /// Whether the first line of `source` that is not blank or a comment includes `header`.
@@ -160,6 +174,13 @@ mod tests {
         assert_eq!(leading_includes("#ifndef X\n#define X\nint a;\n"), None);
         // Code before the includes: no block (the PCH would move the includes ahead of it).
         assert_eq!(leading_includes("int a;\n#include \"ap_int.h\"\n"), None);
+        // A macro set before the includes is part of the block (scenic-smith seed 5: without
+        // it, ap_int.h kept its 1024-bit limit and a 1400-bit control record failed).
+        let wide = "#ifndef X\n#define X\n// wide\n#define AP_INT_MAX_W 4096\n#include \"ap_int.h\"\nint a;\n";
+        assert_eq!(
+            leading_includes(wide).as_deref(),
+            Some("#define AP_INT_MAX_W 4096\n#include \"ap_int.h\"\n")
+        );
     }
 
     #[test]

@@ -330,7 +330,6 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
     c.open(format!("if (!is_const && count >= {})", tc.size));
     c.line("return ST_FULL;");
     c.close("");
-    let alo = args_lo(tc);
     let prefix = write_unpack_keys(c, cols);
     c.line(rank_of_new_entry(tc, cols, &prefix));
     write_insert_position(c, tc, cols);
