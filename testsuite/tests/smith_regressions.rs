@@ -114,3 +114,27 @@ fn p4_round_trips(name: &str, source: &str, module: &scenic_ir::program::Module,
         }
     }
 }
+
+/// The same programs and STF files on the C-simulated HLS kernels (`scenicc test --backend
+/// hls-csim`), when the ap_types headers are there (`AP_TYPES`, which scripts/test.sh sets);
+/// skipped with the reason otherwise.
+#[test]
+fn smith_regressions_hold_on_hls_csim() {
+    let ap_types = match scenic_hls_csim::ap_types(None) {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("skipping the hls-csim regressions: {e}");
+            return;
+        }
+    };
+    for sn in cases() {
+        let name = sn.display().to_string();
+        let source = std::fs::read_to_string(&sn).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let stf = std::fs::read_to_string(sn.with_extension("stf"))
+            .unwrap_or_else(|e| panic!("{name}: its .stf: {e}"));
+        let module = smith::lower(&source).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let files = smith::csim::kernels(&module).unwrap_or_else(|o| panic!("{name}: {o:?}"));
+        let outcome = smith::csim::run_stf(&module, &files, &stf, &ap_types);
+        assert_eq!(outcome, smith::csim::Outcome::Passed, "{name} on hls-csim");
+    }
+}

@@ -157,15 +157,7 @@ pub fn build(
     if exe.is_file() {
         return Ok(exe);
     }
-    std::fs::create_dir_all(&root).map_err(io(format!("creating {}", root.display())))?;
-    let nonce = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let tmp = root.join(format!(
-        ".build-{}-{}-{nonce}",
-        kernel.top,
-        std::process::id()
-    ));
+    let tmp = private_dir(&dir, &kernel.top)?;
     for (name, text) in &sources {
         let path = tmp.join(name);
         if let Some(parent) = path.parent() {
@@ -174,13 +166,16 @@ pub fn build(
         }
         std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
     }
-    let mut cmd = Command::new(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
+    let mut cmd = Command::new(crate::pch::compiler());
     cmd.current_dir(&tmp)
         .args(CXX_FLAGS)
         .args(extra_flags)
         .args(["-Ishims", "-Iinclude", "-Isrc", "-isystem"])
-        .arg(ap_types)
-        .arg(format!("src/{}.cpp", kernel.top))
+        .arg(ap_types);
+    if let Some(header) = precompiled(kernel, &sources, ap_types, extra_flags, &root) {
+        cmd.arg("-Winvalid-pch").arg("-include").arg(header);
+    }
+    cmd.arg(format!("src/{}.cpp", kernel.top))
         .arg(format!("src/{}_tb.cpp", kernel.top))
         .args(["-o", "tb"]);
     let output = cmd.output().map_err(io("running g++ (is it installed?)"))?;
@@ -195,4 +190,47 @@ pub fn build(
         let _ = std::fs::remove_dir_all(&tmp);
     }
     Ok(exe)
+}
+
+/// A fresh private directory beside `dir` (same parent, so a rename moves it into place).
+pub(crate) fn private_dir(dir: &Path, what: &str) -> Result<PathBuf, CsimError> {
+    let root = dir.parent().unwrap_or(dir);
+    std::fs::create_dir_all(root).map_err(io(format!("creating {}", root.display())))?;
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    Ok(root.join(format!(".build-{what}-{}-{nonce}", std::process::id())))
+}
+
+/// The precompiled header for `kernel` ([`crate::pch`]) when its sources open the way the PCH
+/// needs, unless `SCENIC_CSIM_PCH=0` (to measure or rule it out); `sources` are the build's files
+/// (the kernel's own three are not part of the PCH).
+fn precompiled(
+    kernel: &Kernel,
+    sources: &[(String, String)],
+    ap_types: &Path,
+    extra_flags: &[&str],
+    root: &Path,
+) -> Option<PathBuf> {
+    if std::env::var_os("SCENIC_CSIM_PCH").is_some_and(|v| v == "0") {
+        return None;
+    }
+    let own = format!("{}.hpp", kernel.top);
+    if !crate::pch::opens_with_include(&kernel.cpp, &own)
+        || !crate::pch::opens_with_include(&kernel.tb, &own)
+    {
+        return None;
+    }
+    let block = crate::pch::leading_includes(&kernel.hpp)?;
+    let mine = [
+        format!("src/{own}"),
+        format!("src/{}.cpp", kernel.top),
+        format!("src/{}_tb.cpp", kernel.top),
+    ];
+    let headers: Vec<(String, String)> = sources
+        .iter()
+        .filter(|(n, _)| !mine.contains(n))
+        .cloned()
+        .collect();
+    crate::pch::get(&block, &headers, ap_types, extra_flags, root)
 }

@@ -9,6 +9,8 @@
 //! - [`compile`]: finding the headers ([`ap_types`]: `--ap-types`, else `AP_TYPES`, the directory
 //!   `scripts/fetch-ap-types.sh` prints), the g++ flags ([`CXX_FLAGS`]) and the build cache
 //!   ([`build`], [`cache_root`]).
+//! - `pch`: the precompiled header of the kernels' leading includes (ap_types, shims, support
+//!   library), keyed into the same cache, used only where it changes nothing.
 //! - `tb`: one running testbench and its line protocol on stdin/stdout.
 //! - [`CsimDevice`]: every scu kernel of a module, plus [`cc_sim::CcSim`] for its congestion
 //!   controllers, behind the `Device` trait; `host` (notifications, maps) and `stream` (the
@@ -37,6 +39,7 @@
 pub mod cc_sim;
 pub mod compile;
 mod host;
+mod pch;
 mod stream;
 mod tb;
 

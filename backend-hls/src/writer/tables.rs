@@ -62,6 +62,18 @@ pub(super) fn args_bits(tc: &TableControl) -> u32 {
     tc.record_bits.saturating_sub(args_lo(tc)).max(1)
 }
 
+/// The arguments of a record `rec`: its bits from `args_lo`, or 0 when its actions take none
+/// (the record ends with the keys; `rec.range(RECORD_BITS - 1, RECORD_BITS)` would be out of
+/// range, and `args_bits` keeps a 1-bit placeholder).
+fn args_of_record(tc: &TableControl) -> String {
+    let alo = args_lo(tc);
+    if tc.record_bits > alo {
+        format!("rec.range(RECORD_BITS - 1, {alo})")
+    } else {
+        "ap_uint<ARG_BITS>(0)".into()
+    }
+}
+
 fn rank_bits(tc: &TableControl) -> u32 {
     match tc.strategy {
         TableStrategy::Priority => 33,
@@ -318,7 +330,6 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
     c.open(format!("if (!is_const && count >= {})", tc.size));
     c.line("return ST_FULL;");
     c.close("");
-    let alo = args_lo(tc);
     let prefix = write_unpack_keys(c, cols);
     c.line(rank_of_new_entry(tc, cols, &prefix));
     write_insert_position(c, tc, cols);
@@ -336,7 +347,7 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
         c.line(format!("a{i}[p] = na{i};"));
     }
     c.line("act[p] = rec.range(7, 0);");
-    c.line(format!("args[p] = rec.range(RECORD_BITS - 1, {alo});"));
+    c.line(format!("args[p] = {};", args_of_record(tc)));
     c.line("h = handle[p];");
     c.open("if (!is_const)");
     c.line("next_handle++;");
@@ -345,7 +356,7 @@ fn write_insert(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
     c.line("return ST_OK;");
     c.close("");
     c.blank();
-    write_set_default(c, alo);
+    write_set_default(c, tc);
     c.blank();
 }
 
@@ -453,10 +464,10 @@ fn write_insert_position(c: &mut Code, tc: &TableControl, cols: &[KeyCols]) {
 }
 
 /// `set_default`: the default action and its arguments from a record.
-fn write_set_default(c: &mut Code, alo: u32) {
+fn write_set_default(c: &mut Code, tc: &TableControl) {
     c.open("void set_default(const ap_uint<RECORD_BITS>& rec)");
     c.line("def_act = rec.range(7, 0);");
-    c.line(format!("def_args = rec.range(RECORD_BITS - 1, {alo});"));
+    c.line(format!("def_args = {};", args_of_record(tc)));
     c.close("");
 }
 
@@ -478,10 +489,7 @@ fn write_modify(c: &mut Code, tc: &TableControl) {
     c.line("return false;");
     c.close("");
     c.line("act[at] = rec.range(7, 0);");
-    c.line(format!(
-        "args[at] = rec.range(RECORD_BITS - 1, {});",
-        args_lo(tc)
-    ));
+    c.line(format!("args[at] = {};", args_of_record(tc)));
     c.line("return true;");
     c.close("");
     c.blank();

@@ -174,9 +174,9 @@ impl TableState {
         let repeats = |e: &RtEntry| match self.strategy {
             // Found by its hash in `insert_unchecked`.
             Strategy::Exact => false,
-            Strategy::LongestPrefix => e.keys == entry.keys,
+            Strategy::LongestPrefix => same_keys(&e.keys, &entry.keys),
             Strategy::Priority => {
-                !e.constant && e.priority == entry.priority && e.keys == entry.keys
+                !e.constant && e.priority == entry.priority && same_keys(&e.keys, &entry.keys)
             }
         };
         if self.entries.iter().any(repeats) {
@@ -348,6 +348,18 @@ fn exact_value(t: &KeyTest) -> Bits {
 
 /// The rank of an entry of an lpm table: the prefix length of its lpm key (language.md §7.9.6: the
 /// longest prefix wins; the table's exact keys must match but do not rank entries).
+/// Whether two entries' keys are the same key (§7.9.8): a masked test with an all-zero mask
+/// (`0/0` on an lpm key, `_ &&& 0` on a ternary one) matches anything, so it repeats `_`
+/// (scenic-smith seed 17: a host `0x0/0` beside a constant `_` was accepted).
+fn same_keys(a: &[KeyTest], b: &[KeyTest]) -> bool {
+    let any = |k: &KeyTest| match k {
+        KeyTest::Masked(_, mask, _) => mask.is_zero(),
+        KeyTest::Any => true,
+        KeyTest::Exact(_) | KeyTest::Range(..) => false,
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (any(x) && any(y)))
+}
+
 fn prefix_len(e: &RtEntry) -> u32 {
     e.keys
         .iter()

@@ -199,3 +199,25 @@ fn a_value_and_its_full_length_prefix_are_the_same_key() {
     assert_eq!(port(&mut m, 1, ip(10, 1, 2, 3), 6), 3);
     assert_eq!(port(&mut m, 0, ip(10, 1, 2, 3), 6), 3);
 }
+
+/// §7.9.8: `0.0.0.0/0` matches anything, like `_`: the same key, so once one of them is in a
+/// longest-prefix table the other is refused (scenic-smith seed 17, where the HLS kernel refused
+/// the host's `0x0/0` beside a constant `_` and the interpreter took it).
+#[test]
+fn a_zero_length_prefix_repeats_any() {
+    let module = module();
+    let mut m = Machine::new(&module);
+    add(&mut m, "nets", "net", &[KeyMatch::Any], 3).expect("added");
+    assert_eq!(
+        add(&mut m, "nets", "net", &[lpm(ip(10, 0, 0, 0), 0)], 4),
+        Err(AddEntryError::Entry(EntryError::Duplicate))
+    );
+    let mut m = Machine::new(&module);
+    add(&mut m, "nets", "net", &[lpm(0, 0)], 3).expect("added");
+    assert_eq!(
+        add(&mut m, "nets", "net", &[KeyMatch::Any], 4),
+        Err(AddEntryError::Entry(EntryError::Duplicate))
+    );
+    // A longer prefix is another key.
+    add(&mut m, "nets", "net", &[lpm(ip(10, 0, 0, 0), 8)], 5).expect("added");
+}

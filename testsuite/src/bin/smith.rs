@@ -2,13 +2,15 @@
 //! them on the chosen backends, minimises and writes every finding, and prints one line per
 //! finding and a final `N programs, N mismatches` line; exit 1 on any finding.
 //!
-//! `smith --seeds A..B [--backends interp,passes,p4] [--timeout SECS] [--stats] [--out DIR]
-//! [--no-minimize] [--show]`
+//! `smith --seeds A..B [--backends interp,passes,p4,hls-csim] [--timeout SECS] [--jobs N]
+//! [--stats] [--out DIR] [--no-minimize] [--show]`
 //!
 //! Seeds run in a worker process (this binary with the hidden `--worker`, `smith::worker`) so that
 //! a seed taking longer than `--timeout` (default 60 s) is killed and reported as a finding
 //! (`seed N: timeout after S s in STAGE`) while the campaign goes on; `--timeout 0` runs the seeds
-//! in this process with no timeout.
+//! in this process with no timeout. With `hls-csim`, `--jobs N` (default 2) threads of this process
+//! compile the kernels of the next seeds into the C-simulation build cache while the current one
+//! runs (`smith::csim_batch`); `--jobs 0` compiles each where it runs.
 
 use scenic_testsuite::smith::worker::{Pool, SeedLine};
 use scenic_testsuite::smith::{self, Backend};
@@ -16,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: smith --seeds A..B [--backends interp,passes,p4] [--timeout SECS] [--stats] [--out DIR] [--no-minimize] [--show]";
+const USAGE: &str = "usage: smith --seeds A..B [--backends interp,passes,p4,hls-csim] [--timeout SECS] [--jobs N] [--stats] [--out DIR] [--no-minimize] [--show]";
 
 struct Args {
     seeds: std::ops::Range<u64>,
@@ -31,6 +33,8 @@ struct Args {
     timeout: u64,
     /// The hidden worker mode: seeds on stdin, answers on stdout.
     worker: bool,
+    /// Threads compiling hls-csim kernels ahead.
+    jobs: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +48,7 @@ fn parse_args() -> Result<Args, String> {
         show: false,
         timeout: 60,
         worker: false,
+        jobs: 2,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -66,6 +71,10 @@ fn parse_args() -> Result<Args, String> {
             "--timeout" => {
                 let v = it.next().ok_or("--timeout needs seconds")?;
                 args.timeout = v.parse().map_err(|_| format!("bad --timeout `{v}`"))?;
+            }
+            "--jobs" => {
+                let v = it.next().ok_or("--jobs needs a number")?;
+                args.jobs = v.parse().map_err(|_| format!("bad --jobs `{v}`"))?;
             }
             "--stats" => args.stats = true,
             "--no-minimize" => args.minimize = false,
@@ -98,6 +107,13 @@ fn main() -> ExitCode {
 
 /// Runs the seeds (in a worker unless `--timeout 0`), prints the findings and the totals.
 fn campaign(args: &Args) -> ExitCode {
+    let prebuilder = match csim_prebuilder(args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
     let start = Instant::now();
     let mut stats = smith::stats::Stats::default();
     let mut outcomes = smith::stats::Stats::default();
@@ -109,6 +125,9 @@ fn campaign(args: &Args) -> ExitCode {
         }
         if args.show {
             show(&smith::generate(seed));
+        }
+        if let Some(p) = &prebuilder {
+            p.wait_for(seed);
         }
         let began = Instant::now();
         let answer = match pool.as_mut() {
@@ -146,6 +165,9 @@ fn campaign(args: &Args) -> ExitCode {
     }
     if args.backends.contains(&Backend::P4) {
         print_p4(&outcomes);
+    }
+    if args.backends.contains(&Backend::HlsCsim) {
+        print_csim(&outcomes);
     }
     println!(
         "{} generator bugs (programs that did not check); {:.1} s, {:.1} programs/s",
@@ -185,6 +207,17 @@ fn process_seed(args: &Args, seed: u64, stage: &mut dyn FnMut(&str)) -> SeedLine
         outcomes: report.outcomes.clone(),
         ..SeedLine::default()
     };
+    if let Some(why) = &report.not_expressible {
+        // Stats travel from the worker as `key=count` words: no blanks or `=` in a key.
+        let key: String = why
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("_")
+            .replace('=', ":");
+        answer
+            .outcomes
+            .hit_owned(format!("hls-csim.not-expressible.{key}"));
+    }
     if let Some(diags) = &report.check_error {
         let first = diags.lines().find(|l| l.starts_with("error")).unwrap_or("");
         let path = args.out.join(format!("unchecked-{seed}.sn"));
@@ -255,6 +288,35 @@ fn print_p4(outcomes: &smith::stats::Stats) {
             n("finding")
         );
     }
+}
+
+/// The hls-csim outcomes: programs the HLS backend refused, by the shape of the refusal.
+fn print_csim(outcomes: &smith::stats::Stats) {
+    let prefix = "hls-csim.not-expressible.";
+    for (k, v) in outcomes.iter() {
+        if let Some(why) = k.strip_prefix(prefix) {
+            println!("{v} programs not expressible on hls-csim: {}", why.replace('_', " "));
+        }
+    }
+}
+
+/// The threads that compile the next seeds' kernels ahead (`--jobs`), with `hls-csim` only; an
+/// error when the ap_types headers are missing.
+fn csim_prebuilder(args: &Args) -> Result<Option<smith::csim_batch::Prebuilder>, String> {
+    if !args.backends.contains(&Backend::HlsCsim) {
+        return Ok(None);
+    }
+    let ap_types = scenic_hls_csim::ap_types(None).map_err(|e| e.to_string())?;
+    if args.jobs == 0 {
+        return Ok(None);
+    }
+    let ahead = 2 * args.jobs as u64;
+    Ok(Some(smith::csim_batch::Prebuilder::start(
+        args.seeds.clone(),
+        args.jobs,
+        ahead,
+        ap_types,
+    )))
 }
 
 fn write(dir: &std::path::Path, seed: u64, repro: &smith::Reproduction) -> String {

@@ -113,6 +113,11 @@ pub fn run(module: &Module, info: &ProgramInfo, original: &Module, ops: &[Op]) -
     let scu = m.scu_by_name(&info.scu);
     let peer = info.peer.as_ref().and_then(|p| m.scu_by_name(&p.scu));
     let mut now = 0u64;
+    // The machine starts at time 0, as an STF test's clock does (docs/testing.md; `stf::run_on`):
+    // otherwise its `every` periods would count from the first `time` of the inputs, and the STF
+    // written here would expect other firings than `scenicc test` makes (scenic-smith seed 600).
+    let started = m.advance_time(0);
+    t.notes(&started);
     for (i, op) in ops.iter().enumerate() {
         let cmd = op.stf(info);
         match op {

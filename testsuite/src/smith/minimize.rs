@@ -26,12 +26,17 @@ fn reproduces(case: &Case, source: &str, ops: &[Op], like: &Finding) -> bool {
             .validate(&module)
             .is_err();
     }
+    if like.variant() == super::csim::VARIANT {
+        return super::csim::reproduces(case, &module, ops, like);
+    }
     let reference = match transcript(&module, &module, case, ops, "the reference") {
         Ok(t) => t,
         Err(f) => return discriminant(&f) == discriminant(like) && f.variant() == like.variant(),
     };
     let variant = match like {
-        Finding::Mismatch { variant, .. } | Finding::Backend { variant, .. } => variant.clone(),
+        Finding::Mismatch { variant, .. }
+        | Finding::Backend { variant, .. }
+        | Finding::Build { variant, .. } => variant.clone(),
         Finding::Invalid { pass, .. } => pass.clone(),
         Finding::Dropped { .. } => return false,
         Finding::Panic { stage, .. } => stage
@@ -127,17 +132,30 @@ fn rhs_split(l: &str) -> Option<(&str, &str)> {
 /// Minimises `case`'s finding `like`; returns the smaller source and inputs. `budget` bounds the
 /// number of candidates tried.
 pub fn minimize(case: &Case, like: &Finding, budget: usize) -> (String, Vec<Op>) {
+    minimize_within(case, like, budget, None)
+}
+
+/// [`minimize`], stopping also once `limit` has passed (an hls-csim candidate compiles its
+/// kernels, seconds each): what was reached by then is returned.
+pub fn minimize_within(
+    case: &Case,
+    like: &Finding,
+    budget: usize,
+    limit: Option<std::time::Duration>,
+) -> (String, Vec<Op>) {
+    let began = std::time::Instant::now();
     let mut source = case.program.source.clone();
     let mut ops = case.ops.clone();
     let mut tries = 0;
+    let over = |tries: usize| tries >= budget || limit.is_some_and(|l| began.elapsed() > l);
     let mut progress = true;
-    while progress && tries < budget {
+    while progress && !over(tries) {
         progress = false;
         // Inputs: drop chunks, halving the chunk size.
         let mut chunk = ops.len().div_ceil(2).max(1);
-        while chunk >= 1 && tries < budget {
+        while chunk >= 1 && !over(tries) {
             let mut i = 0;
-            while i < ops.len() && tries < budget {
+            while i < ops.len() && !over(tries) {
                 let mut fewer = ops.clone();
                 fewer.drain(i..(i + chunk).min(ops.len()));
                 tries += 1;
@@ -155,7 +173,7 @@ pub fn minimize(case: &Case, like: &Finding, budget: usize) -> (String, Vec<Op>)
         }
         // Program lines, from the end (uses come after declarations).
         let mut i = source.lines().count();
-        while i > 0 && tries < budget {
+        while i > 0 && !over(tries) {
             i -= 1;
             let lines: Vec<String> = source.lines().map(str::to_string).collect();
             if i >= lines.len() {

@@ -13,10 +13,13 @@
 //! - `p4`: writes the program as P4 for v1model and Vitis Networking P4, reads it back with
 //!   scenicc's P4 reader and compares the observations P4 preserves (`p4.rs`); a documented
 //!   refusal counts as not P4-expressible (in [`SeedReport::outcomes`]), never as a pass.
+//! - `hls-csim`: runs the reference's STF on the C-simulated HLS kernels (`csim.rs`; built
+//!   ahead of the comparison, in parallel, by `csim_batch.rs`); a program the HLS backend refuses
+//!   counts as not expressible there ([`SeedReport::not_expressible`]), never as a pass.
 //!
 //! `check` and `lower` run under `catch_unwind`: a panic there is a finding too, and so is a
-//! statement of the program that lowering dropped (`stmt_check.rs`). A later stage of
-//! issue 14 adds `hls-csim` as another [`Backend`] compared against the same reference
+//! statement of the program that lowering dropped (`stmt_check.rs`). Every backend is compared
+//! against the same reference
 //! transcript. A mismatch is minimised (`minimize.rs`) and written as a `.sn` + `.stf` pair.
 //!
 //! Files: `rng` (the PRNG), `gen_types`, `gen_expr`, `gen_stmt`, `gen_items`, `gen_scu`,
@@ -26,6 +29,8 @@
 //! (what `--stats` counts), `worker` (the child process that gives `smith` its per-seed timeout).
 
 pub mod compare;
+pub mod csim;
+pub mod csim_batch;
 pub mod env;
 pub mod gen_expr;
 pub mod gen_items;
@@ -63,6 +68,8 @@ pub enum Backend {
     Passes,
     /// The interpreter on the module read back from the P4 of each target, against the reference.
     P4,
+    /// The reference's STF on the C-simulated HLS kernels (`csim.rs`).
+    HlsCsim,
 }
 
 impl Backend {
@@ -72,11 +79,9 @@ impl Backend {
             "interp" => Ok(Backend::Interp),
             "passes" => Ok(Backend::Passes),
             "p4" => Ok(Backend::P4),
-            "hls-csim" => Err(format!(
-                "backend `{name}` is a later stage of issue 14 and not built yet"
-            )),
+            "hls-csim" => Ok(Backend::HlsCsim),
             _ => Err(format!(
-                "unknown backend `{name}`; the backends are interp, passes, p4"
+                "unknown backend `{name}`; the backends are interp, passes, p4, hls-csim"
             )),
         }
     }
@@ -149,6 +154,13 @@ pub enum Finding {
         /// What the variant observed there.
         observed: String,
     },
+    /// A backend's output did not build (g++ failed on a generated kernel) or start.
+    Build {
+        /// The backend (`hls-csim`).
+        variant: String,
+        /// The first errors.
+        message: String,
+    },
 }
 
 impl Finding {
@@ -158,7 +170,9 @@ impl Finding {
             Finding::Panic { stage, .. } => stage,
             Finding::Invalid { pass, .. } => pass,
             Finding::Dropped { .. } => "(lowering)",
-            Finding::Backend { variant, .. } | Finding::Mismatch { variant, .. } => variant,
+            Finding::Backend { variant, .. }
+            | Finding::Mismatch { variant, .. }
+            | Finding::Build { variant, .. } => variant,
         }
     }
 
@@ -177,7 +191,17 @@ impl Finding {
                 variant,
                 reference,
                 observed,
-            } => format!("`{variant}` differs: reference `{reference}`, passes `{observed}`"),
+            } => {
+                let side = if variant == csim::VARIANT {
+                    variant
+                } else {
+                    "passes"
+                };
+                format!("`{variant}` differs: reference `{reference}`, {side} `{observed}`")
+            }
+            Finding::Build { variant, message } => {
+                format!("`{variant}` did not build: {message}")
+            }
         }
     }
 }
@@ -193,6 +217,8 @@ pub struct SeedReport {
     pub findings: Vec<Finding>,
     /// Backend outcomes that are not findings (`p4.v1model.not-expressible.P0003`, ...).
     pub outcomes: Stats,
+    /// Why the HLS backend refuses the program, when it does (`csim::refusal_shape`).
+    pub not_expressible: Option<String>,
 }
 
 /// The message of a caught panic.
@@ -383,6 +409,7 @@ pub fn run_seed_staged(seed: u64, backends: &[Backend], stage: &mut dyn FnMut(&s
         check_error: None,
         findings: Vec::new(),
         outcomes: Stats::default(),
+        not_expressible: None,
     };
     stage("lower");
     let module = match lower(&report.case.program.source) {
@@ -424,6 +451,20 @@ pub fn run_seed_staged(seed: u64, backends: &[Backend], stage: &mut dyn FnMut(&s
             if let Some(f) = compare_variant(&module, &reference, &report.case, &ops, &v) {
                 report.findings.push(f);
             }
+        }
+    }
+    if backends.contains(&Backend::HlsCsim) {
+        stage(csim::VARIANT);
+        match scenic_hls_csim::ap_types(None) {
+            Ok(ap_types) => match csim::run(&module, &report.case, &ops, &ap_types) {
+                csim::Outcome::Passed => {}
+                csim::Outcome::NotExpressible(why) => report.not_expressible = Some(why),
+                csim::Outcome::Finding(f) => report.findings.push(f),
+            },
+            Err(e) => report.findings.push(Finding::Build {
+                variant: csim::VARIANT.into(),
+                message: e.to_string(),
+            }),
         }
     }
     if backends.contains(&Backend::P4) {
@@ -484,6 +525,9 @@ pub fn reproduction(
             t.name(),
             scu = case.program.info.scu
         ),
+        None if variant == csim::VARIANT => format!(
+            "`scenicc test --backend hls-csim mismatch-{seed}.sn mismatch-{seed}.stf`"
+        ),
         None => format!("`scenicc test --passes {variant} mismatch-{seed}.sn mismatch-{seed}.stf`"),
     };
     let header = format!(
@@ -498,19 +542,28 @@ pub fn reproduction(
         if let Some(t) = p4::is_p4_variant(variant) {
             p4_text = p4::text(&module, t);
         }
-        if let Ok(t) = transcript(&module, &module, case, ops, "the reference") {
+        let ops = if variant == csim::VARIANT {
+            csim::expressible_ops(&module, &case.program.info, ops).0
+        } else {
+            ops.to_vec()
+        };
+        if let Ok(t) = transcript(&module, &module, case, &ops, "the reference") {
             for l in &t.stf_text() {
                 stf.push_str(l);
                 stf.push('\n');
             }
             let passes_on_reference = scenic_sim::stf::run_text(&module, &stf, None).ok();
-            let fails_on_variant = match variant_module(&module, &case.program.info.scu, variant) {
-                Ok(Some(vm)) => catch_unwind(AssertUnwindSafe(|| {
-                    !scenic_sim::stf::run_text(&vm, &stf, None).ok()
-                }))
-                .unwrap_or(true),
-                Ok(None) => false,
-                Err(_) => true,
+            let fails_on_variant = if variant == csim::VARIANT {
+                csim::stf_fails(&module, &stf)
+            } else {
+                match variant_module(&module, &case.program.info.scu, variant) {
+                    Ok(Some(vm)) => catch_unwind(AssertUnwindSafe(|| {
+                        !scenic_sim::stf::run_text(&vm, &stf, None).ok()
+                    }))
+                    .unwrap_or(true),
+                    Ok(None) => false,
+                    Err(_) => true,
+                }
             };
             stf_reproduces = passes_on_reference && fails_on_variant;
         }
