@@ -295,7 +295,10 @@ fn print_csim(outcomes: &smith::stats::Stats) {
     let prefix = "hls-csim.not-expressible.";
     for (k, v) in outcomes.iter() {
         if let Some(why) = k.strip_prefix(prefix) {
-            println!("{v} programs not expressible on hls-csim: {}", why.replace('_', " "));
+            println!(
+                "{v} programs not expressible on hls-csim: {}",
+                why.replace('_', " ")
+            );
         }
     }
 }
