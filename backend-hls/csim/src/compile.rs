@@ -10,48 +10,8 @@ use scenic_backend_hls::Kernel;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The flags every C-simulation build uses (the issue's; `-I` paths are added per build).
-pub const CXX_FLAGS: &[&str] = &[
-    "-std=c++14",
-    "-O2",
-    "-Wno-unknown-pragmas",
-    "-Wno-maybe-uninitialized",
-    "-Wno-uninitialized",
-];
-
-/// Why a C-simulation could not be built or run.
-#[derive(Debug, thiserror::Error)]
-pub enum CsimError {
-    /// Neither `AP_TYPES` nor `--ap-types` names the ap_types headers.
-    #[error("the ap_types headers were not found: set AP_TYPES (or pass --ap-types DIR) to the directory that `scripts/fetch-ap-types.sh` prints")]
-    NoApTypes,
-    /// The directory given has no `ap_int.h`.
-    #[error(
-        "{0} does not hold ap_int.h (expected the directory printed by scripts/fetch-ap-types.sh)"
-    )]
-    BadApTypes(PathBuf),
-    /// g++ failed.
-    #[error("g++ failed on {dir}:\n{stderr}")]
-    Compile {
-        /// The build directory (kept for inspection).
-        dir: PathBuf,
-        /// What g++ said.
-        stderr: String,
-    },
-    /// A file or process operation failed.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CsimError {
-    let what = what.into();
-    move |source| CsimError::Io { what, source }
-}
+pub(crate) use crate::toolchain::{fnv, io, private_dir};
+pub use crate::toolchain::{CsimError, CXX_FLAGS};
 
 /// The ap_types directory: `explicit`, else `$AP_TYPES`.
 pub fn ap_types(explicit: Option<&Path>) -> Result<PathBuf, CsimError> {
@@ -81,15 +41,6 @@ pub fn cache_root() -> PathBuf {
         return PathBuf::from(home).join(".cache/scenicc/csim");
     }
     std::env::temp_dir().join("scenicc-csim")
-}
-
-/// 64-bit FNV-1a: stable across runs and Rust versions, enough to key a cache.
-pub(crate) fn fnv(data: &[u8], mut h: u64) -> u64 {
-    for b in data {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    h
 }
 
 /// The support library's headers (`backend-hls/include/`), read from the backend's source tree
@@ -190,16 +141,6 @@ pub fn build(
         let _ = std::fs::remove_dir_all(&tmp);
     }
     Ok(exe)
-}
-
-/// A fresh private directory beside `dir` (same parent, so a rename moves it into place).
-pub(crate) fn private_dir(dir: &Path, what: &str) -> Result<PathBuf, CsimError> {
-    let root = dir.parent().unwrap_or(dir);
-    std::fs::create_dir_all(root).map_err(io(format!("creating {}", root.display())))?;
-    let nonce = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    Ok(root.join(format!(".build-{what}-{}-{nonce}", std::process::id())))
 }
 
 /// The precompiled header for `kernel` ([`crate::pch`]) when its sources open the way the PCH

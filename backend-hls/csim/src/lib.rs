@@ -42,6 +42,7 @@ mod host;
 mod pch;
 mod stream;
 mod tb;
+mod toolchain;
 
 pub use compile::{ap_types, build, cache_root, CsimError, CXX_FLAGS};
 pub use host::CsimNote;

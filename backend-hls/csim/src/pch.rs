@@ -19,7 +19,7 @@
 //! - A PCH that fails to build is not an error: the kernel is built without one, and that
 //!   build reports whatever is wrong with the headers.
 
-use crate::compile::{fnv, io, CsimError, CXX_FLAGS};
+use crate::toolchain::{fnv, io, private_dir, CsimError, CXX_FLAGS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -124,7 +124,7 @@ fn build(
     ap_types: &Path,
     extra_flags: &[&str],
 ) -> Result<(), CsimError> {
-    let tmp = crate::compile::private_dir(dir, "pch")?;
+    let tmp = private_dir(dir, "pch")?;
     let files = headers
         .iter()
         .cloned()
