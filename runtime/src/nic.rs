@@ -1,5 +1,5 @@
 //! The emulated NIC as a process: [`run`] serves the register map ([`EmuServer`]) on one thread and
-//! the datapath ([`Datapath`]) on another, over a network port (`AF_PACKET` on an existing
+//! the datapath ([`crate::net::Datapath`]) on another, over a network port (`AF_PACKET` on an existing
 //! interface) and a host side, until a stop flag is set. The host side is a TAP netdev, or the
 //! §5 host rings in the map's ring memory, which a driver serves (the kmod in a QEMU guest whose
 //! ivshmem BAR 2 is the map: docs/kmod.md); [`PidFile`] and

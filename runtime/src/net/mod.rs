@@ -1,4 +1,4 @@
-//! The emulated NIC's network side: Linux attachments ([`sys`]), in-process wires ([`wire`]), the prefilter's classification
+//! The emulated NIC's network side: Linux attachments ([`sys`]), in-process wires ([`mod@wire`]), the prefilter's classification
 //! ([`mod@classify`]), the steering tables ([`steer`]) and the datapath loop ([`datapath`]).
 //!
 //! A slot processes packets through a [`SlotEngine`]. This stage has [`PassThrough`] only (it sends

@@ -3,7 +3,7 @@
 //! P4 reader (`scenic_lower::p4::compile_source`), and the P4-derived module runs the same inputs
 //! as the reference (`compare::run`); the observations P4 preserves must be equal.
 //!
-//! Outcomes per target ([`P4Outcome`]):
+//! Outcomes per target:
 //! - the backend refuses the program with its documented P-codes only (`Error::Unsupported`,
 //!   docs/p4.md "Restrictions"): *not P4-expressible*, counted per code in the stats
 //!   (`p4.<target>.refused.<code>`), never a pass and never a finding;
