@@ -69,6 +69,18 @@ impl Gen {
         }
     }
 
+    /// Fresh parameters of `params`' types, each added to the current scope (read-only); their
+    /// declarations (`p3: bit<8>`), in order.
+    pub fn declare_params(&mut self, params: &[Ty]) -> Vec<String> {
+        let mut ps = Vec::new();
+        for p in params {
+            let pn = self.fresh("p");
+            ps.push(format!("{pn}: {}", self.ty(p)));
+            self.env.add(pn, p.clone(), false);
+        }
+        ps
+    }
+
     /// A name never used before in this program, starting with `prefix`.
     pub fn fresh(&mut self, prefix: &str) -> String {
         self.next_name += 1;

@@ -175,12 +175,7 @@ impl Gen {
             for (c, t) in consts {
                 self.env.add_const(c.clone(), t.clone());
             }
-            let mut ps = Vec::new();
-            for p in &params {
-                let pn = self.fresh("p");
-                ps.push(format!("{pn}: {}", self.ty(p)));
-                self.env.add(pn, p.clone(), false);
-            }
+            let ps = self.declare_params(&params);
             self.stats.hit("item.fn");
             out.open(format!(
                 "fn {name}({}) -> {} {{",

@@ -508,12 +508,7 @@ impl Gen {
                 ..Ctx::default()
             };
             self.env = env;
-            let mut ps = Vec::new();
-            for p in &params {
-                let pn = self.fresh("p");
-                ps.push(format!("{pn}: {}", self.ty(p)));
-                self.env.add(pn, p.clone(), false);
-            }
+            let ps = self.declare_params(&params);
             self.stats.hit(if ret.is_some() {
                 "scu.fn.effects"
             } else {

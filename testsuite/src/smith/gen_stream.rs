@@ -103,12 +103,7 @@ impl Gen {
                 ..Ctx::default()
             };
             self.env = env;
-            let mut ps = Vec::new();
-            for p in &params {
-                let pn = self.fresh("p");
-                ps.push(format!("{pn}: {}", self.ty(p)));
-                self.env.add(pn, p.clone(), false);
-            }
+            let ps = self.declare_params(&params);
             self.stats.hit("stream.fn.push");
             match &ret {
                 Some(r) => out.open(format!("fn {name}({}) -> {} {{", ps.join(", "), self.ty(r))),
