@@ -6,9 +6,11 @@
 //!
 //! 1. reads `HOST_FENCE` first (with `Acquire`: every host write before it is now visible);
 //! 2. re-publishes any identity register the host overwrote, recording `E_READ_ONLY` in `ERROR`;
-//! 3. takes `RESET` and every slot's `SLOT_CMD` with an atomic swap to 0 and answers in the result
-//!    register; slot commands go through [`SlotMachine`] (one per slot block), so a refused command
-//!    changes nothing but the result register;
+//! 3. takes `RESET` and every slot's `SLOT_CMD` with an atomic swap to 0; slot commands go through
+//!    [`SlotMachine`] (one per slot block), so a refused command changes nothing but the result
+//!    register; the loaded units are served (CSR windows, control queues, cc events), and only
+//!    then are the commands' results published: a host that sees a result sees the window of the
+//!    bank it made active, and its next CSR write is never overwritten by the switch-over;
 //! 4. counts a draining bank down to `QUIESCED` (`EmuConfig::quiesce_polls` polls: in this stage
 //!    nothing is in flight, the knob lets tests see the `DRAINING` window);
 //! 5. publishes the fence value read in step 1 in `DEV_FENCE`: everything the host wrote before the
@@ -428,16 +430,23 @@ impl EmuServer {
         let fence = self.region.load(global::HOST_FENCE, Ordering::Acquire)?;
         self.guard_read_only()?;
         self.take_reset()?;
+        // Command results are published last: a host that sees a result finds the CSR window
+        // already showing the new bank, so a CSR write right after it is never overwritten by
+        // the window's switch-over later in this poll.
+        let mut results = Vec::new();
         if self.config.cc_slots == 2 {
-            self.take_cc_command()?;
+            results.extend(self.take_cc_command()?);
         }
         for k in 0..abi::SLOT_BLOCKS {
             if self.slots[k as usize].kind() != SlotKind::Absent {
-                self.serve_slot(k)?;
+                results.extend(self.serve_slot(k)?);
             }
         }
         self.serve_models()?;
         self.serve_cc()?;
+        for (reg, word) in results {
+            self.region.store(reg, word, Ordering::Release)?;
+        }
         if self
             .fence_gate
             .as_ref()
@@ -548,7 +557,9 @@ impl EmuServer {
         self.answer(global::RESET_RESULT, status, 0, cmd.seq)
     }
 
-    fn serve_slot(&mut self, k: u8) -> Result<(), RegionError> {
+    /// Takes slot `k`'s command and advances its drain; returns the result register and word to
+    /// publish at the end of the poll.
+    fn serve_slot(&mut self, k: u8) -> Result<Option<(u64, u64)>, RegionError> {
         let base = abi::slot_block_unchecked(k);
         let i = k as usize;
         let word = self
@@ -570,13 +581,7 @@ impl EmuServer {
         if answer.is_some() {
             self.follow_units(k);
         }
-        match answer {
-            Some(result) => {
-                self.region
-                    .store(base + slot::SLOT_RESULT, result.encode(), Ordering::Release)
-            }
-            None => Ok(()),
-        }
+        Ok(answer.map(|result| (base + slot::SLOT_RESULT, result.encode())))
     }
 
     fn publish_state(&self, k: u8) -> Result<(), RegionError> {

@@ -117,6 +117,35 @@ fn the_csr_window_masks_refuses_and_follows_the_active_bank() {
     wait_for(|| dev.read(window(0, 0)).unwrap() == 0);
 }
 
+/// A host that writes a CSR as soon as it sees `ACTIVATE`'s result writes the bank it just made
+/// active (§3.5: the window shows the active bank): the write is never undone by the window's
+/// switch-over. A CI run once read the old value back this way (the server published the result
+/// before the window followed the bank, within one poll).
+#[test]
+fn a_csr_written_right_after_a_swap_sticks() {
+    let emu = Emu::start_models();
+    let dev = emu.open();
+    let block = slot_block(0).unwrap();
+    for i in 0..40u64 {
+        load_example(&dev, 0, "l3_router");
+        let value = 0x0200_0000_1000 + i;
+        dev.write(window(0, 0), value).unwrap();
+        dev.fence().unwrap();
+        assert_eq!(dev.read(window(0, 0)).unwrap(), value, "swap {i}");
+        let rsp = call(&dev, 0, &ControlEntry::new(0x01, 0, 0, 0, 9));
+        assert_eq!(
+            (rsp.op, rsp.data[0]),
+            (0, value),
+            "swap {i}: the unit holds it"
+        );
+        if i > 0 {
+            // Bank `1 - bank` drains; free it so that the next load has a bank to go to.
+            wait_for(|| dev.read(block + slot::SLOT_STATE).unwrap() & (1 << 19) != 0);
+            dev.slot_command(0, SlotOp::Free, 1).unwrap();
+        }
+    }
+}
+
 fn mask(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX

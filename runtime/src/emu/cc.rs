@@ -23,10 +23,11 @@ use crate::region::RegionError;
 const CC_VALID: u64 = 1 << 8;
 
 impl EmuServer {
-    pub(super) fn take_cc_command(&mut self) -> Result<(), RegionError> {
+    /// Takes `CC_CMD`; returns the result register and word to publish at the end of the poll.
+    pub(super) fn take_cc_command(&mut self) -> Result<Option<(u64, u64)>, RegionError> {
         let word = self.region.swap(global::CC_CMD, 0, Ordering::AcqRel)?;
         if word == 0 {
-            return Ok(());
+            return Ok(None);
         }
         let cmd = CommandWord::decode(word);
         let (status, detail) = match cmd.opcode {
@@ -40,8 +41,7 @@ impl EmuServer {
             detail,
             seq: cmd.seq,
         };
-        self.region
-            .store(global::CC_RESULT, result.encode(), Ordering::Release)
+        Ok(Some((global::CC_RESULT, result.encode())))
     }
 
     fn cc_loaded(&self, k: u8) -> bool {
