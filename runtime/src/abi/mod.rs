@@ -14,6 +14,7 @@
 pub mod codes;
 pub mod global;
 pub mod slot;
+pub mod sv;
 
 /// Who may write a register and how (`docs/device.md` §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
