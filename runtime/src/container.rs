@@ -221,34 +221,10 @@ fn decode_sha256(hex: &str) -> Result<[u8; 32], ContainerError> {
     Ok(out)
 }
 
-/// CRC-32/ISO-HDLC (zlib's `crc32`) of `bytes`: `STAGE_CRC32`.
+/// CRC-32/ISO-HDLC (zlib's `crc32`) of `bytes`: `STAGE_CRC32`. The language's `crc32` intrinsic
+/// is the same CRC (IEEE 802.3), so there is one implementation.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = crc32_table();
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc = TABLE[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8);
-    }
-    !crc
-}
-
-const fn crc32_table() -> [u32; 256] {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
+    scenic_ir::proc::intrinsics::crc32(bytes)
 }
 
 #[cfg(test)]

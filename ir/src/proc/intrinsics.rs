@@ -71,8 +71,10 @@ fn with_bytes<R>(value: &Bits, unit: u32, f: impl FnOnce(&[u8]) -> R) -> R {
     f(&buf)
 }
 
-/// A 256-entry table for a reflected CRC with the reflected polynomial `poly`.
-const fn crc_table(poly: u32) -> [u32; 256] {
+/// A 256-entry table for a reflected CRC with the reflected polynomial `poly` (one byte per step:
+/// `crc = table[(crc ^ byte) & 0xff] ^ (crc >> 8)`). Public so that other reflected CRCs of the
+/// workspace (the runtime's CRC-32C flow ids) build their table here.
+pub const fn crc_table(poly: u32) -> [u32; 256] {
     let mut table = [0u32; 256];
     let mut i = 0;
     while i < 256 {

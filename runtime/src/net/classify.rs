@@ -151,25 +151,8 @@ fn ones_sum(bytes: &[u8]) -> u64 {
 #[derive(Debug, Clone, Copy)]
 pub struct Crc32c(u32);
 
-const CRC32C_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0x82F6_3B78 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
+/// Castagnoli's polynomial 0x1EDC6F41, reflected.
+const CRC32C_TABLE: [u32; 256] = scenic_ir::proc::intrinsics::crc_table(0x82F6_3B78);
 
 impl Crc32c {
     /// A fresh checksum.
