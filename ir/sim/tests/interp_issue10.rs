@@ -392,7 +392,9 @@ fn stf_out_of_range_ports_and_flows_fail_at_their_line() {
 }
 
 /// docs/testing.md: `words` delivers a message to a stream; a slow_path scu has none, so it fails.
-/// A file with no expectation (or an empty one) tests nothing and fails instead of passing.
+/// A file that sends nothing and checks nothing (an empty one too) fails instead of passing; one
+/// that only sends packets states, as in p4c, that nothing comes out: TABLES drops every packet,
+/// so it passes there, and fails on a program that forwards.
 #[test]
 fn stf_words_without_a_stream_and_files_testing_nothing_fail() {
     let module = lower(TABLES);
@@ -400,7 +402,23 @@ fn stf_words_without_a_stream_and_files_testing_nothing_fail() {
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert_eq!(failures[0].0, 1);
     assert_eq!(stf_failures(&module, "").len(), 1);
-    assert_eq!(stf_failures(&module, "packet 1 00\n").len(), 1);
+    assert_eq!(stf_failures(&module, "setdefault lp set(v:1)\n").len(), 1);
+    let report = run_text(&module, "packet 1 0000000000\n", None);
+    assert_eq!((report.passed, report.failures.len()), (1, 0));
+    let forwards = lower(
+        "header hd { a: bit<8> }
+        scu f on slow_path {
+            headers { h: hd }
+            parser { state start { extract(h); accept } }
+            control { to_network(2); }
+        }",
+    );
+    let failures = stf_failures(&forwards, "packet 1 07\n");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].1.contains("unexpected packet on port 2"),
+        "{failures:?}"
+    );
 }
 
 /// The error of installing entries file `json` on scu `s` of `module`.
