@@ -42,11 +42,17 @@ impl<'t> Builder<'t> {
             Rule::loop_ctl_stmt => StmtKind::Unsupported("`break` and `continue`"),
             Rule::assign_or_call => {
                 let mut it = inner.into_inner();
-                let target = it.next().map(|e| self.expr(e));
-                let tail = it.next().and_then(|t| t.into_inner().next());
+                let target = it.next();
+                let tail = it.next().map(|t| t.into_inner());
                 match (target, tail) {
-                    (Some(lhs), Some(rhs)) => StmtKind::Assign(lhs, self.expr(rhs)),
-                    (Some(e), None) => StmtKind::Call(e),
+                    (Some(lhs), Some(mut tail)) => {
+                        let op = tail.next().and_then(|o| compound_op(o.as_str()));
+                        match tail.next() {
+                            Some(rhs) => self.assignment(lhs, op, rhs, span),
+                            None => StmtKind::Empty,
+                        }
+                    }
+                    (Some(e), None) => StmtKind::Call(self.expr(e)),
                     _ => StmtKind::Empty,
                 }
             }
@@ -72,6 +78,40 @@ impl<'t> Builder<'t> {
             }
         };
         Stmt { kind, span }
+    }
+
+    /// `lhs = rhs`, or `lhs op= rhs` as `lhs = lhs op rhs` (P4_16 §12.1: `lhs` is evaluated
+    /// once). Reading `lhs` twice is the same only without side effects, so an `lhs` holding a
+    /// call (`h[f(x)].a += 1`) is refused here rather than evaluated twice. The second `lhs` is
+    /// parsed again from its source so that every expression keeps its own id.
+    fn assignment(
+        &mut self,
+        lhs: Pair<'t, Rule>,
+        op: Option<BinOp>,
+        rhs: Pair<'t, Rule>,
+        span: crate::span::Span,
+    ) -> StmtKind {
+        let target = self.expr(lhs.clone());
+        let value = self.expr(rhs);
+        let Some(op) = op else {
+            return StmtKind::Assign(target, value);
+        };
+        if lhs
+            .clone()
+            .into_inner()
+            .flatten()
+            .any(|p| p.as_rule() == Rule::call)
+        {
+            return StmtKind::Unsupported("compound assignments to an l-value with a call in it");
+        }
+        let read = self.expr(lhs);
+        let children = [read.id, value.id];
+        let combined = self.mk_expr(
+            ExprKind::Binary(op, Box::new(read), Box::new(value)),
+            span,
+            &children,
+        );
+        StmtKind::Assign(target, combined)
     }
 
     fn if_stmt(&mut self, pair: Pair<'t, Rule>) -> StmtKind {
@@ -131,4 +171,23 @@ impl<'t> Builder<'t> {
         let on = on.unwrap_or_else(|| self.mk_expr(ExprKind::Error, span, &[]));
         StmtKind::Switch(on, cases)
     }
+}
+
+/// The operator of a compound assignment (`+=` → `+`), or `None` for a plain `=`.
+fn compound_op(assign_op: &str) -> Option<BinOp> {
+    Some(match assign_op.strip_suffix('=')? {
+        "" => return None,
+        "|+|" => BinOp::SatAdd,
+        "|-|" => BinOp::SatSub,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Mod,
+        "&" => BinOp::BitAnd,
+        "^" => BinOp::BitXor,
+        _ => BinOp::BitOr,
+    })
 }
