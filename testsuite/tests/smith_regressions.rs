@@ -77,16 +77,11 @@ fn p4_round_trips(name: &str, source: &str, module: &scenic_ir::program::Module,
         .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
         .collect();
     let must_refuse = header(source, "p4-refused");
-    let scu = module
-        .scus
-        .values()
-        .next()
-        .map(|s| s.name.clone())
-        .unwrap_or_default();
+    let scu = module.scus.values().next().map(|s| s.name.clone());
     for target in smith::p4::TARGETS {
         let t = target.name();
         let label = format!("{name} ({t})");
-        match smith::p4::round_trip(module, &scu, target) {
+        match smith::p4::round_trip(module, scu.as_deref(), target) {
             Ok(smith::p4::RoundTrip::Module(back)) => {
                 assert!(
                     !must_refuse.iter().any(|l| l.starts_with(&format!("{t} "))),

@@ -239,6 +239,14 @@ pub fn write_cc(
     let times = handler_timing(cc, timing);
     let ii = times.iter().map(|t| t.2).max().unwrap_or(1).max(1);
     crate::writer::limits::check_cc(module, info, options, cc, &times, ii)?;
+    // Aggregate state needs its C++ type (and `unpack_*` for a non-zero initialiser) even when
+    // no handler names it: the host reads and carries it through the control queue.
+    let state_types: Vec<Type> = cc
+        .state
+        .values()
+        .filter(|s| crate::conv::width(module, &s.ty).is_none())
+        .map(|s| s.ty.clone())
+        .collect();
     let w = ScuWriter {
         module,
         info,
@@ -249,12 +257,16 @@ pub fn write_cc(
         data_bits: control.data_bits,
         names: {
             let mut names = Names::new(module, &scu);
-            names.name_arrays(module, &super::types::aggregates(module, &scu));
+            names.name_arrays(
+                module,
+                &super::types::aggregates(module, &scu, &state_types),
+            );
             names
         },
         halts: Halts::new(module, &scu),
         facts: Facts::default(),
         ii,
+        state_types,
     };
     let cw = CcWriter::new(&w, cc, times)?;
     let hpp = super::cc_kernel::write_hpp(&cw);
@@ -280,23 +292,7 @@ impl<'w, 'a> CcWriter<'w, 'a> {
     ) -> Result<CcWriter<'w, 'a>, Error> {
         let mut fields = Namer::new();
         let mut state = Vec::new();
-        // Aggregate state (structs, arrays) needs its C++ type (and `unpack_*`, for a non-zero
-        // initialiser), which the writer emits for the types the handlers use.
-        let used: Vec<String> = super::types::aggregates(w.module, w.scu)
-            .iter()
-            .map(Type::to_string)
-            .collect();
         for s in cc.state.values() {
-            let scalar = crate::conv::width(w.module, &s.ty).is_some();
-            if !scalar && !used.contains(&s.ty.to_string()) {
-                return Err(w.unsupported(
-                    format!(
-                        "cc state `{}` of an aggregate type that no handler uses",
-                        s.name
-                    ),
-                    cc.span,
-                ));
-            }
             state.push((fields.name(&s.name), s.ty.clone()));
         }
         let mut members = Namer::new();

@@ -33,6 +33,7 @@ use crate::{Error, Kernel, Options};
 use names::Names;
 use scenic_ir::entities::ScuId;
 use scenic_ir::program::{Attach, Scu};
+use scenic_ir::types::Type;
 use scenic_ir::{Module, ModuleInfo, Span};
 use scenic_scu_abi::control::{ControlLayout, ScuControl};
 use scenic_timing::{BodyKind, TimingReport};
@@ -160,6 +161,8 @@ pub struct ScuWriter<'a> {
     pub facts: Facts,
     /// The `PIPELINE II` of `process`.
     pub ii: u32,
+    /// A cc kernel's state types (empty for an scu): declared even when no handler uses them.
+    pub state_types: Vec<Type>,
 }
 
 /// Writes one scu's kernel.
@@ -198,12 +201,13 @@ pub fn write_scu(
         data_bits: control.data_bits,
         names: {
             let mut names = Names::new(module, scu);
-            names.name_arrays(module, &types::aggregates(module, scu));
+            names.name_arrays(module, &types::aggregates(module, scu, &[]));
             names
         },
         halts: Halts::new(module, scu),
         facts,
         ii,
+        state_types: Vec::new(),
     };
     crate::writer::limits::check(&w)?;
     let hpp = top::write_hpp(&w);

@@ -220,12 +220,13 @@ pub fn write_scu(
         data_bits: control.data_bits,
         names: {
             let mut names = Names::new(module, scu);
-            names.name_arrays(module, &super::types::aggregates(module, scu));
+            names.name_arrays(module, &super::types::aggregates(module, scu, &[]));
             names
         },
         halts: Halts::new(module, scu),
         facts,
         ii: plan.ii,
+        state_types: Vec::new(),
     };
     crate::writer::limits::check(&w)?;
     let hpp = super::top::write_hpp(&w);

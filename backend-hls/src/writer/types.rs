@@ -15,9 +15,10 @@ use scenic_ir::{Module, Scu};
 use scenic_scu_abi::control::type_bits;
 use std::collections::BTreeSet;
 
-/// Every aggregate type (struct, array) the kernel uses, dependencies first.
-pub fn aggregates(module: &Module, scu: &Scu) -> Vec<Type> {
-    let mut roots: Vec<Type> = Vec::new();
+/// Every aggregate type (struct, array) the kernel uses, dependencies first; `extra` are types the
+/// kernel holds without any body naming them (a cc's state, [`ScuWriter::state_types`]).
+pub fn aggregates(module: &Module, scu: &Scu, extra: &[Type]) -> Vec<Type> {
+    let mut roots: Vec<Type> = extra.to_vec();
     let mut bodies = scu_bodies(scu);
     let funcs = reachable_functions(module, scu);
     bodies.extend(
@@ -110,7 +111,7 @@ pub fn write(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     c.blank();
     let mut headers: BTreeSet<scenic_ir::HeaderId> = BTreeSet::new();
     headers.extend(w.scu.instances.values().map(|i| i.header));
-    for ty in aggregates(w.module, w.scu) {
+    for ty in aggregates(w.module, w.scu, &w.state_types) {
         if let Type::Header(h) = ty {
             headers.insert(h);
         }
@@ -118,7 +119,7 @@ pub fn write(w: &ScuWriter<'_>, c: &mut Code) -> Result<(), Error> {
     for h in headers {
         write_header(w, c, h);
     }
-    for ty in aggregates(w.module, w.scu) {
+    for ty in aggregates(w.module, w.scu, &w.state_types) {
         match &ty {
             Type::Struct(s) => write_struct(w, c, *s),
             Type::Array(elem, n) => write_array(w, c, &ty, elem, *n),

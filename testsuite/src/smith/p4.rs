@@ -60,8 +60,13 @@ pub enum RoundTrip {
 }
 
 /// Writes `module` as P4 for `target` and reads it back; a failure other than a documented
-/// refusal is a finding.
-pub fn round_trip(module: &Module, scu: &str, target: Target) -> Result<RoundTrip, Finding> {
+/// refusal is a finding. `scu` is the one the inputs go to; `None` lets the backend choose as
+/// `scenicc emit` does without `--scu` (a module with no scu is then refused, P0001 for a cc).
+pub fn round_trip(
+    module: &Module,
+    scu: Option<&str>,
+    target: Target,
+) -> Result<RoundTrip, Finding> {
     let v = variant(target);
     let panic = |stage: &str, p: Box<dyn std::any::Any + Send>| Finding::Panic {
         stage: format!("{v} {stage}"),
@@ -76,7 +81,7 @@ pub fn round_trip(module: &Module, scu: &str, target: Target) -> Result<RoundTri
     let written = catch_unwind(AssertUnwindSafe(|| {
         // The scu the inputs go to: a program may have a second one (`to_scu`, `gen_items.rs`).
         let options = Options {
-            scu: Some(scu.to_string()),
+            scu: scu.map(str::to_string),
             ..Options::new(target)
         };
         write_p4(module, &info, &options)
@@ -87,7 +92,7 @@ pub fn round_trip(module: &Module, scu: &str, target: Target) -> Result<RoundTri
         Err(errors) => return refusal(&v, &errors.0),
     };
     let read = catch_unwind(AssertUnwindSafe(|| {
-        scenic_lower::p4::compile_source(&format!("{scu}.p4"), &text)
+        scenic_lower::p4::compile_source(&format!("{}.p4", scu.unwrap_or("program")), &text)
     }))
     .map_err(|p| panic("reader", p))?;
     let back = match read {
@@ -217,7 +222,7 @@ pub fn compare_target(
     projected: Option<&mut Option<String>>,
 ) -> Option<Finding> {
     let t = target.name();
-    let found = match round_trip(module, &case.program.info.scu, target) {
+    let found = match round_trip(module, Some(&case.program.info.scu), target) {
         Ok(RoundTrip::Module(back)) => {
             stats.hit_owned(format!("p4.{t}.compared"));
             compare_module(module, &back, reference, case, ops, target)
@@ -258,7 +263,7 @@ fn compare_projection(
         return None;
     };
     let reference = super::transcript(&module, &module, case, ops, "the reference").ok()?;
-    let found = match round_trip(&module, &case.program.info.scu, target) {
+    let found = match round_trip(&module, Some(&case.program.info.scu), target) {
         Ok(RoundTrip::Module(back)) => {
             stats.hit_owned(format!("p4.{t}.projected.compared"));
             compare_module(&module, &back, &reference, case, ops, target)
@@ -346,7 +351,7 @@ fn absent_tables(original: &Module, back: &Module) -> BTreeSet<String> {
 
 /// The P4-derived module of `target`, for a reproduction's STF check; `None` when refused.
 pub fn derived(module: &Module, scu: &str, target: Target) -> Result<Option<Module>, Finding> {
-    Ok(match round_trip(module, scu, target)? {
+    Ok(match round_trip(module, Some(scu), target)? {
         RoundTrip::Module(m) => Some(*m),
         RoundTrip::Refused(_) => None,
     })
