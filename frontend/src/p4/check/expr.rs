@@ -293,7 +293,8 @@ impl Checker<'_> {
             Ty::Agg(a) => self.field_member(e, *a, name),
             Ty::Stack(elem, n) => self.stack_member(e, elem, *n, name),
             Ty::ApplyResult => self.apply_result_member(e, name),
-            Ty::Unknown => Ty::Unknown,
+            // Already reported: a type outside the subset is refused once, where it is written.
+            Ty::Unknown | Ty::Unsupported(_) => Ty::Unknown,
             other => {
                 let shown = self.out.env.show(other).to_string();
                 self.error(
