@@ -1,6 +1,7 @@
-//! The shell glue's SystemVerilog package (`shell-hw/rtl/scenic_regs_pkg.sv`) against the Rust
-//! device interface and `docs/device.md`: the committed file is exactly what
-//! `scenic_runtime::abi::sv::render()` writes (`SCENIC_REWRITE=1` rewrites it; review the diff),
+//! The shell glue's SystemVerilog package (`shell-hw/rtl/scenic_regs_pkg.sv`) and the benches' C
+//! names (`shell-hw/tb/common/scenic_regs.h`) against the Rust device interface and
+//! `docs/device.md`: the committed files are exactly what `scenic_runtime::abi::sv::render()` and
+//! `abi::c_names::render()` write (`SCENIC_REWRITE=1` rewrites them; review the diff),
 //! and the field positions it states for the CC event record (§4.3) and the RX tag (§5.2) are the
 //! ones the document's tables give, read from the markdown here, not from the code.
 
@@ -9,25 +10,35 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use scenic_runtime::abi::sv;
+use scenic_runtime::abi::{c_names, sv};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-#[test]
-fn the_committed_package_is_the_rendered_one() {
-    let path = repo().join("shell-hw/rtl/scenic_regs_pkg.sv");
-    let rendered = sv::render();
+/// The committed `file` is `rendered` (rewritten first with `SCENIC_REWRITE=1`).
+fn committed_is(file: &str, rendered: &str) {
+    let path = repo().join(file);
     if std::env::var_os("SCENIC_REWRITE").is_some() {
-        std::fs::write(&path, &rendered).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, rendered).unwrap();
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == rendered,
-        "{} differs from abi::sv::render(); rerun with SCENIC_REWRITE=1 and review the diff",
+        "{} differs from its renderer; rerun with SCENIC_REWRITE=1 and review the diff",
         path.display()
     );
+}
+
+#[test]
+fn the_committed_package_is_the_rendered_one() {
+    committed_is("shell-hw/rtl/scenic_regs_pkg.sv", &sv::render());
+}
+
+#[test]
+fn the_committed_c_names_are_the_rendered_ones() {
+    committed_is("shell-hw/tb/common/scenic_regs.h", &c_names::render());
 }
 
 /// `localparam ... NAME = 'hX;` of the package, by name.

@@ -269,6 +269,25 @@ pub enum CcOp {
     Stop = 0x02,
 }
 
+impl SteerOp {
+    /// Every opcode, with the document's name (`WRITE_ROCE`, ...).
+    pub const ALL: [(SteerOp, &'static str); 8] = [
+        (SteerOp::WriteRoce, "WRITE_ROCE"),
+        (SteerOp::WriteTcp, "WRITE_TCP"),
+        (SteerOp::ReadRoce, "READ_ROCE"),
+        (SteerOp::ReadTcp, "READ_TCP"),
+        (SteerOp::LookupRoce, "LOOKUP_ROCE"),
+        (SteerOp::LookupTcp, "LOOKUP_TCP"),
+        (SteerOp::ClearRoce, "CLEAR_ROCE"),
+        (SteerOp::ClearTcp, "CLEAR_TCP"),
+    ];
+}
+
+impl CcOp {
+    /// Every opcode, with the document's name.
+    pub const ALL: [(CcOp, &'static str); 2] = [(CcOp::Switch, "SWITCH"), (CcOp::Stop, "STOP")];
+}
+
 /// `CC_CMD` `SWITCH` argument bit 0 `CARRY` (with `F_STATE_CARRY`): at the event boundary, the
 /// active cc's per-flow state is copied into the standby where the layouts agree (§4.1).
 pub const CC_SWITCH_CARRY: u64 = 1;

@@ -11,6 +11,7 @@
 //! Invariants: every register offset is a multiple of 8; every block is 4 KiB aligned; nothing here
 //! allocates or panics.
 
+pub mod c_names;
 pub mod codes;
 pub mod global;
 pub mod slot;

@@ -126,16 +126,7 @@ const EVENT_AND_TAG_FIELDS: &str = "\
 
 fn opcodes(s: &mut String) {
     s.push_str("\n  // command opcodes (§2.3, §3.4, §4.1)\n");
-    let steer = [
-        ("WRITE_ROCE", SteerOp::WriteRoce),
-        ("WRITE_TCP", SteerOp::WriteTcp),
-        ("READ_ROCE", SteerOp::ReadRoce),
-        ("READ_TCP", SteerOp::ReadTcp),
-        ("LOOKUP_ROCE", SteerOp::LookupRoce),
-        ("LOOKUP_TCP", SteerOp::LookupTcp),
-        ("CLEAR_ROCE", SteerOp::ClearRoce),
-        ("CLEAR_TCP", SteerOp::ClearTcp),
-    ];
+    let steer = SteerOp::ALL.map(|(op, name)| (name, op));
     for (name, op) in steer {
         let _ = writeln!(
             s,
@@ -151,7 +142,7 @@ fn opcodes(s: &mut String) {
             op as u8
         );
     }
-    for (name, op) in [("SWITCH", CcOp::Switch), ("STOP", CcOp::Stop)] {
+    for (op, name) in CcOp::ALL {
         let _ = writeln!(
             s,
             "  localparam byte unsigned CC_OP_{name} = 8'h{:02x};",

@@ -101,29 +101,23 @@ fn status(name: &str) -> Option<u16> {
 }
 
 fn opcode(name: &str) -> Option<u8> {
-    let steer = [
-        ("WRITE_ROCE", SteerOp::WriteRoce),
-        ("WRITE_TCP", SteerOp::WriteTcp),
-        ("READ_ROCE", SteerOp::ReadRoce),
-        ("READ_TCP", SteerOp::ReadTcp),
-        ("LOOKUP_ROCE", SteerOp::LookupRoce),
-        ("LOOKUP_TCP", SteerOp::LookupTcp),
-        ("CLEAR_ROCE", SteerOp::ClearRoce),
-        ("CLEAR_TCP", SteerOp::ClearTcp),
-    ];
-    let found = steer
+    let found = SteerOp::ALL
         .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, op)| *op as u8);
+        .find(|(_, n)| *n == name)
+        .map(|(op, _)| *op as u8);
     let found = found.or_else(|| {
         SlotOp::ALL
             .iter()
             .find(|op| op.doc_name() == name)
             .map(|op| *op as u8)
     });
-    let cc = [("SWITCH", CcOp::Switch), ("STOP", CcOp::Stop)];
     found
-        .or_else(|| cc.iter().find(|(n, _)| *n == name).map(|(_, op)| *op as u8))
+        .or_else(|| {
+            CcOp::ALL
+                .iter()
+                .find(|(_, n)| *n == name)
+                .map(|(op, _)| *op as u8)
+        })
         .or_else(|| number(name).and_then(|n| u8::try_from(n).ok()))
 }
 
