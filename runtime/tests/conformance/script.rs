@@ -223,10 +223,13 @@ pub struct Step {
     pub op: Op,
 }
 
-/// `scenario ID` and its steps.
+/// `scenario ID [needs FEATURE…]` and its steps.
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub id: String,
+    /// What an implementation must have to run it (`slot-commands`); one without says so and
+    /// skips it.
+    pub needs: Vec<String>,
     pub steps: Vec<Step>,
 }
 
@@ -239,9 +242,14 @@ pub fn parse(text: &str) -> Result<Vec<Scenario>, String> {
             continue;
         }
         let err = |e: String| format!("line {}: {e}", i + 1);
-        if let Some(id) = line.strip_prefix("scenario ") {
+        if let Some(rest) = line.strip_prefix("scenario ") {
+            let (id, needs) = match rest.split_once(" needs ") {
+                Some((id, needs)) => (id, needs.split_whitespace().map(str::to_string).collect()),
+                None => (rest, Vec::new()),
+            };
             out.push(Scenario {
                 id: id.trim().to_string(),
+                needs,
                 steps: Vec::new(),
             });
             continue;

@@ -4,7 +4,8 @@
 // with its register port. Every name resolves through scenic_regs.h, rendered from the Rust ABI.
 //
 // Usage: `scn::run_file(path, device)` runs every scenario of a file and prints `PASS <id>` or
-// `FAIL <id>: file:line: why` per scenario; it returns the number of failed scenarios.
+// `FAIL <id>: file:line: why` per scenario (`skipped <id>: why` for one that needs what the bench
+// lacks); it returns the number of failed scenarios.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct Device {
     virtual void fence() = 0;
     // `load SLOT EXAMPLE`; an empty string if the bench can, else why not.
     virtual std::string load(unsigned slot, const std::string &example) = 0;
+    // Whether it has what `scenario ID needs FEATURE` names (`slot-commands`).
+    virtual bool has(const std::string &feature) = 0;
 };
 
 namespace detail {
@@ -274,6 +277,7 @@ inline int run_file(const std::string &path, Device &dev) {
     }
     struct Scenario {
         std::string id;
+        std::vector<std::string> needs;
         std::vector<std::pair<int, std::string>> steps;
     };
     std::vector<Scenario> scenarios;
@@ -282,7 +286,15 @@ inline int run_file(const std::string &path, Device &dev) {
         std::string text = detail::trim(raw.substr(0, raw.find('#')));
         if (text.empty()) continue;
         if (text.rfind("scenario ", 0) == 0) {
-            scenarios.push_back({detail::trim(text.substr(9)), {}});
+            std::string rest = text.substr(9);
+            std::vector<std::string> needs;
+            size_t at = rest.find(" needs ");
+            if (at != std::string::npos) {
+                std::stringstream in(rest.substr(at + 7));
+                for (std::string f; in >> f;) needs.push_back(f);
+                rest = rest.substr(0, at);
+            }
+            scenarios.push_back({detail::trim(rest), needs, {}});
         } else if (scenarios.empty()) {
             std::printf("FAIL %s:%d: a step before any `scenario`\n", path.c_str(), line);
             return 1;
@@ -292,6 +304,13 @@ inline int run_file(const std::string &path, Device &dev) {
     }
     int failed = 0;
     for (const Scenario &s : scenarios) {
+        std::string missing;
+        for (const std::string &f : s.needs)
+            if (!dev.has(f)) missing += (missing.empty() ? "" : ", ") + f;
+        if (!missing.empty()) {
+            std::printf("skipped %s: this implementation has no %s\n", s.id.c_str(), missing.c_str());
+            continue;
+        }
         dev.reset();
         detail::Runner r{dev, {}, 0};
         std::string why;
