@@ -4,8 +4,9 @@
 #             named like the file, with rtl/scenic_regs_pkg.sv) and on every file `scenicc link`
 #             writes for the example builds in shell-hw/link-examples.txt (when that file exists);
 #   2. benches every directory shell-hw/tb/NAME/ is one bench: `tb.sv` (top module `tb`) built
-#             with the rtl/ files by `verilator --binary --timing`, or, when it has a `main.cpp`,
-#             by `verilator --cc --exe --build` with that harness. A bench prints one line per
+#             with the rtl/ files and the shared models of tb/common/ by `verilator --binary
+#             --timing`, or, when it has a `main.cpp`, by `verilator --cc --exe --build` with that
+#             harness (tb/common/ on its include path: scn.hpp reads the conformance scenarios). A bench prints one line per
 #             scenario, `PASS <scenario>` or `FAIL <scenario>: why`, and exits 0 only when all
 #             passed; a bench that fails to build or exits non-zero without a FAIL line counts as
 #             one failure.
@@ -96,6 +97,13 @@ lint_generated_file() {
     rm -f "$log"
 }
 
+common=$hw/tb/common
+# A bench's own .sv files besides tb.sv, and the models every bench may use (tb/common/*.sv).
+bench_sources() {
+    find "$1" -name '*.sv' ! -name 'tb.sv' | sort
+    find "$common" -name '*.sv' 2>/dev/null | sort
+}
+
 run_bench() {
     local dir=$1 name obj log bin
     name=$(basename "$dir")
@@ -106,11 +114,12 @@ run_bench() {
     # shellcheck disable=SC2046
     if [ -f "$dir/main.cpp" ]; then
         verilator --cc --exe --build -j 2 -Wall -Wno-fatal -O2 --Mdir "$obj" -I"$hw/rtl" -I"$dir" \
-            "$pkg" $(rtl_modules) $(find "$dir" -name '*.sv' ! -name 'tb.sv' | sort) "$dir/tb.sv" \
+            -I"$common" -CFLAGS "-I$common -std=c++17" \
+            "$pkg" $(rtl_modules) $(bench_sources "$dir") "$dir/tb.sv" \
             "$dir/main.cpp" --top-module tb -o tb >"$log" 2>&1
     else
         verilator --binary --timing -j 2 -Wall -Wno-fatal --Mdir "$obj" -I"$hw/rtl" -I"$dir" \
-            "$pkg" $(rtl_modules) $(find "$dir" -name '*.sv' ! -name 'tb.sv' | sort) "$dir/tb.sv" \
+            -I"$common" "$pkg" $(rtl_modules) $(bench_sources "$dir") "$dir/tb.sv" \
             --top-module tb -o tb >"$log" 2>&1
     fi
     bin=$obj/tb
