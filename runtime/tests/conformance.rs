@@ -11,9 +11,12 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{identity_of, packages::example_package, stage_and_load};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use scenic_runtime::abi::global;
 use scenic_runtime::abi::slot::SlotOp;
-use scenic_runtime::abi::{self, ErrorWord};
-use scenic_runtime::command::Channel;
+use scenic_runtime::abi::{self, CommandWord, ErrorWord, ResultWord};
 use scenic_runtime::container::{self, StagedIdentity, UnitKind};
 use scenic_runtime::emu::thread::EmuThread;
 use scenic_runtime::Device;
@@ -44,106 +47,144 @@ fn run(scenario: &Scenario, file: &Path) -> Result<usize, String> {
     let map = dir.path().join("map");
     let _emu = EmuThread::start_wired(&map, 1).map_err(|e| e.to_string())?;
     let dev = Device::open_path(&map).map_err(|e| e.to_string())?;
-    let mut vars = script::Vars::default();
+    let mut bus = Bus {
+        dev: &dev,
+        vars: script::Vars::default(),
+        seq: 0,
+    };
     for step in &scenario.steps {
         let at = format!("{}:{}", file.display(), step.line);
-        do_step(&dev, &step.op, &mut vars).map_err(|e| format!("{at}: {e}"))?;
+        bus.step(&step.op).map_err(|e| format!("{at}: {e}"))?;
     }
     Ok(scenario.steps.len())
 }
 
-fn do_step(dev: &Device, op: &Op, vars: &mut script::Vars) -> Result<(), String> {
-    let reg = |t: &Target| t.address().ok_or_else(|| format!("no register {t:?}"));
-    match op {
-        Op::Load { slot, example } => load(dev, *slot, example),
-        Op::Let {
-            name,
-            target,
-            mask,
-            shift,
-        } => {
-            let v = dev.read(reg(target)?).map_err(|e| e.to_string())?;
-            vars.set(name, (v & mask) >> shift);
-            Ok(())
+/// The map as a bus master sees it: plain 64-bit loads and stores, as a card's BAR would take
+/// them. The runtime's client checks (liveness by `MAGIC`, refusals before sending) stay out of
+/// the way, since scenarios write what a client never would (`MAGIC`, bad command words).
+struct Bus<'d> {
+    dev: &'d Device,
+    vars: script::Vars,
+    seq: u16,
+}
+
+/// How long a command or a fence may take (§1.6 bounds the wait by the heartbeat; 10 s here).
+const WAIT: Duration = Duration::from_secs(10);
+
+impl Bus<'_> {
+    fn read(&self, addr: u64) -> Result<u64, String> {
+        self.dev
+            .region()
+            .load(addr, Ordering::Acquire)
+            .map_err(|e| e.to_string())
+    }
+
+    fn write(&self, addr: u64, value: u64) -> Result<(), String> {
+        self.dev
+            .region()
+            .store(addr, value, Ordering::Release)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Polls `addr` until `done` holds for its value; the value.
+    fn wait(&self, addr: u64, done: impl Fn(u64) -> bool) -> Result<u64, String> {
+        let until = Instant::now() + WAIT;
+        loop {
+            let v = self.read(addr)?;
+            if done(v) {
+                return Ok(v);
+            }
+            if Instant::now() > until {
+                return Err(format!("no answer at {addr:#x} within {WAIT:?}"));
+            }
+            std::thread::sleep(Duration::from_micros(20));
         }
-        Op::Write { target, value } => {
-            let v = value.eval(vars)?;
-            dev.write(reg(target)?, v).map_err(|e| e.to_string())
-        }
-        Op::Fence => dev.fence().map(|_| ()).map_err(|e| e.to_string()),
-        Op::Read {
-            target,
-            mask,
-            value,
-        } => {
-            let got = dev.read(reg(target)?).map_err(|e| e.to_string())?;
-            let mask = mask.as_ref().map_or(Ok(u64::MAX), |m| m.eval(vars))?;
-            let want = value.eval(vars)?;
-            if got & mask == want {
+    }
+
+    fn step(&mut self, op: &Op) -> Result<(), String> {
+        let reg = |t: &Target| t.address().ok_or_else(|| format!("no register {t:?}"));
+        match op {
+            Op::Load { slot, example } => load(self.dev, *slot, example),
+            Op::Let {
+                name,
+                target,
+                mask,
+                shift,
+            } => {
+                let v = self.read(reg(target)?)?;
+                self.vars.set(name, (v & mask) >> shift);
                 Ok(())
-            } else {
+            }
+            Op::Write { target, value } => {
+                let v = value.eval(&self.vars)?;
+                self.write(reg(target)?, v)
+            }
+            Op::Fence => {
+                let value = self.read(global::DEV_FENCE)?.wrapping_add(1).max(1);
+                self.write(global::HOST_FENCE, value)?;
+                self.wait(global::DEV_FENCE, |v| v == value).map(|_| ())
+            }
+            Op::Read {
+                target,
+                mask,
+                value,
+            } => {
+                let got = self.read(reg(target)?)?;
+                let mask = mask.as_ref().map_or(Ok(u64::MAX), |m| m.eval(&self.vars))?;
+                let want = value.eval(&self.vars)?;
+                if got & mask == want {
+                    return Ok(());
+                }
                 Err(format!(
                     "read {target:?} & {mask:#x}: {:#x}, expected {want:#x}",
                     got & mask
                 ))
             }
-        }
-        Op::Error {
-            target,
-            code,
-            offset,
-        } => {
-            let word = ErrorWord::decode(dev.read(reg(target)?).map_err(|e| e.to_string())?);
-            let want = (*code, offset.eval(vars)? as u32);
-            if (word.code, word.offset) == want {
-                Ok(())
-            } else {
+            Op::Error {
+                target,
+                code,
+                offset,
+            } => {
+                let word = ErrorWord::decode(self.read(reg(target)?)?);
+                let want = (*code, offset.eval(&self.vars)? as u32);
+                if (word.code, word.offset) == want {
+                    return Ok(());
+                }
                 Err(format!(
                     "{target:?}: code {:#06x} at {:#x}, expected {:#06x} at {:#x}",
                     word.code, word.offset, want.0, want.1
                 ))
             }
-        }
-        Op::Cmd {
-            target,
-            opcode,
-            arg,
-            status,
-            detail,
-        } => {
-            let cmd = reg(target)?;
-            let result = target.result().ok_or("not a command register")?;
-            let channel = Channel { cmd, result };
-            let arg = arg.eval(vars)?;
-            let (got, got_detail) = match dev.command(channel, *opcode, arg) {
-                Ok(c) => (0, c.detail),
-                Err(e) => match e.code() {
-                    Some(code) => (code.number(), detail_of(&e)),
-                    None => return Err(e.to_string()),
-                },
-            };
-            let detail_ok = detail.as_ref().map_or(Ok(true), |d| {
-                d.eval(vars).map(|d| d == u64::from(got_detail))
-            })?;
-            if got == *status && detail_ok {
-                Ok(())
-            } else {
+            Op::Cmd {
+                target,
+                opcode,
+                arg,
+                status,
+                detail,
+            } => {
+                let result = target.result().ok_or("not a command register")?;
+                self.seq = self.seq.wrapping_add(1).max(1);
+                let word = CommandWord {
+                    opcode: *opcode,
+                    arg: arg.eval(&self.vars)?,
+                    seq: self.seq,
+                };
+                let word = word.encode().ok_or("the argument does not fit 40 bits")?;
+                self.write(reg(target)?, word)?;
+                let seq = self.seq;
+                let got = ResultWord::decode(self.wait(result, |r| (r >> 48) as u16 == seq)?);
+                let want_detail = detail.as_ref().map(|d| d.eval(&self.vars)).transpose()?;
+                if got.status == *status && want_detail.is_none_or(|d| d == u64::from(got.detail)) {
+                    return Ok(());
+                }
                 Err(format!(
-                    "command {opcode:#04x}: status {got:#06x} detail {got_detail}, expected {status:#06x}{}",
-                    detail.as_ref().map_or(String::new(), |d| format!(" detail {d:?}"))
+                    "command {opcode:#04x}: status {:#06x} detail {}, expected {status:#06x}{}",
+                    got.status,
+                    got.detail,
+                    want_detail.map_or(String::new(), |d| format!(" detail {d}"))
                 ))
             }
         }
-    }
-}
-
-fn detail_of(e: &scenic_runtime::DeviceError) -> u32 {
-    match e {
-        scenic_runtime::DeviceError::Command(scenic_runtime::command::CommandError::Refused {
-            detail,
-            ..
-        }) => *detail,
-        _ => 0,
     }
 }
 
