@@ -115,7 +115,7 @@ run_bench() {
     # shellcheck disable=SC2046
     if [ -f "$dir/main.cpp" ]; then
         verilator --cc --exe --build -j 2 -Wall -Wno-fatal -O2 --Mdir "$obj" -I"$hw/rtl" -I"$dir" \
-            -I"$common" -CFLAGS "-I$common -std=c++17" \
+            -I"$common" -CFLAGS "-I$common -std=c++17 -DSCENIC_REPO=\\\"$root\\\"" \
             "$pkg" $(rtl_modules) $(bench_sources "$dir") "$dir/tb.sv" \
             "$dir/main.cpp" --top-module tb -o tb >"$log" 2>&1
     else
