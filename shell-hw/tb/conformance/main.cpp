@@ -16,33 +16,72 @@ struct Glue : scn::Device {
     uint64_t cycles = 0;
 
     void tick() {
-        top->clk = 0;
+        top->aclk = 0;
         top->eval();
-        top->clk = 1;
+        top->aclk = 1;
         top->eval();
         ++cycles;
     }
     void reset() override {
-        top->wr_en = 0;
-        top->rd_en = 0;
-        top->rst_n = 0;
+        top->s_axil_awvalid = 0;
+        top->s_axil_wvalid = 0;
+        top->s_axil_arvalid = 0;
+        top->s_axil_bready = 0;
+        top->s_axil_rready = 0;
+        top->aresetn = 0;
         for (int i = 0; i < 4; ++i) tick();
-        top->rst_n = 1;
+        top->aresetn = 1;
         tick();
     }
+    // One AXI-Lite read: AR, then R.
     uint64_t read(uint64_t addr) override {
-        top->addr = uint32_t(addr);
-        top->rd_en = 1;
-        tick();
-        top->rd_en = 0;
-        return top->rdata;
+        top->s_axil_araddr = uint32_t(addr);
+        top->s_axil_arvalid = 1;
+        top->s_axil_rready = 1;
+        bool taken = false;
+        for (int i = 0; i < 10000; ++i) {
+            top->eval();
+            bool ar = top->s_axil_arvalid && top->s_axil_arready;
+            bool r = top->s_axil_rvalid;
+            uint64_t data = top->s_axil_rdata;
+            tick();
+            if (ar) {
+                taken = true;
+                top->s_axil_arvalid = 0;
+            }
+            if (taken && r) {
+                top->s_axil_rready = 0;
+                return data;
+            }
+        }
+        std::printf("FAIL axi-lite: no read response at 0x%llx\n", (unsigned long long)addr);
+        return ~0ull;
     }
+    // One AXI-Lite write: AW and W together, then B.
     void write(uint64_t addr, uint64_t value) override {
-        top->addr = uint32_t(addr);
-        top->wdata = value;
-        top->wr_en = 1;
-        tick();
-        top->wr_en = 0;
+        top->s_axil_awaddr = uint32_t(addr);
+        top->s_axil_wdata = value;
+        top->s_axil_wstrb = 0xFF;
+        top->s_axil_awvalid = 1;
+        top->s_axil_wvalid = 1;
+        top->s_axil_bready = 1;
+        bool taken = false;
+        for (int i = 0; i < 10000; ++i) {
+            top->eval();
+            bool aw = top->s_axil_awvalid && top->s_axil_awready;
+            bool b = top->s_axil_bvalid;
+            tick();
+            if (aw) {
+                taken = true;
+                top->s_axil_awvalid = 0;
+                top->s_axil_wvalid = 0;
+            }
+            if (taken && b) {
+                top->s_axil_bready = 0;
+                return;
+            }
+        }
+        std::printf("FAIL axi-lite: no write response at 0x%llx\n", (unsigned long long)addr);
     }
     // §1.3 as the scenarios' `fence`: HOST_FENCE, then DEV_FENCE until it equals it.
     void fence() override {
