@@ -43,28 +43,6 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("scenicc-csim")
 }
 
-/// The support library's headers (`backend-hls/include/`), read from the backend's source tree
-/// (this crate lives in `backend-hls/csim/`).
-fn support_library() -> Result<Vec<(String, String)>, CsimError> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../include");
-    let mut files = Vec::new();
-    let entries = std::fs::read_dir(&dir).map_err(io(format!("reading {}", dir.display())))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "hpp" || e == "h") {
-            let text = std::fs::read_to_string(&path)
-                .map_err(io(format!("reading {}", path.display())))?;
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            files.push((name, text));
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
 /// Compiles a kernel's testbench (cached); the path of the executable.
 pub fn build(
     kernel: &Kernel,
@@ -72,7 +50,7 @@ pub fn build(
     ap_types: &Path,
     extra_flags: &[&str],
 ) -> Result<PathBuf, CsimError> {
-    let library = support_library()?;
+    let library = scenic_backend_hls::package::support_library();
     let mut sources: Vec<(String, String)> = vec![
         (format!("src/{}.hpp", kernel.top), kernel.hpp.clone()),
         (format!("src/{}.cpp", kernel.top), kernel.cpp.clone()),

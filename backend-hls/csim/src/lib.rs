@@ -30,9 +30,9 @@
 //! - Device errors name the device `hls-csim`; a testbench that exits or answers `error …` is a
 //!   [`DeviceError::Protocol`] carrying its last stderr lines, never a panic.
 //!
-//! The support library is read from the backend's source tree at run time (`backend-hls/include/`,
-//! found from this crate's own manifest directory), as it was when the harness lived in the
-//! backend.
+//! The support library (`backend-hls/include/`) is the one embedded in `scenic-backend-hls` at
+//! build time ([`scenic_backend_hls::package::support_library`]), so an installed `scenicc` runs
+//! C-simulation without the source tree.
 
 #![deny(missing_docs)]
 

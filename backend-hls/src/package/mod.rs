@@ -81,6 +81,17 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/support_files.rs"));
 }
 
+/// The support library (`backend-hls/include/`) as embedded in this build, `(file name, text)`
+/// sorted by name: what a C-simulation harness compiles the kernels against, wherever it runs.
+pub fn support_library() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = embedded::INCLUDE
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    files.sort();
+    files
+}
+
 impl Generated {
     /// The writer's kernels and extra headers, with the embedded support library and shims; a
     /// writer header of the same name as a library file replaces it. Sorted by file name.
