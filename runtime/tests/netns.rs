@@ -13,7 +13,9 @@
 //! them) are removed on drop, also when the test fails.
 
 mod common;
+mod lab;
 
+use lab::{have, ip, is_root, ns, run};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,20 +23,6 @@ use scenic_runtime::abi::global;
 use scenic_runtime::Device;
 
 const SCENIC: &str = env!("CARGO_BIN_EXE_scenic");
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find(|l| l.starts_with("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(2))
-            == Some("0")
-    })
-}
-
-fn have(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-}
 
 fn skip(reason: &str) {
     if std::env::var("SCENIC_REQUIRE_NETNS").is_ok_and(|v| v == "1") {
@@ -44,47 +32,28 @@ fn skip(reason: &str) {
     eprintln!("skipping: {reason}");
 }
 
-fn run(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{cmd:?}: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if out.status.success() {
-        Ok(text)
-    } else {
-        Err(format!(
-            "{cmd:?} failed ({}): {text}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-fn ip(args: &[&str]) -> Result<String, String> {
-    run(Command::new("ip").args(args))
-}
-
-fn ns(name: &str, args: &[&str]) -> Command {
-    let mut c = Command::new("ip");
-    c.args(["netns", "exec", name]).args(args);
-    c
-}
-
 /// One lab at a time: each runs an emulated NIC and a TCP transfer, and the tests' thresholds (a
 /// transfer flowing within 20 s) assume the machine's two cores are not shared by four of them.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The two namespaces, the veth pair and the NIC process; all removed on drop.
+/// A [`lab::Lab`] with MTU 9000 on the veth pair, held under [`SERIAL`] for its life: the lab
+/// is dropped (namespaces gone) before the lock is released.
 struct Lab {
-    wire: String,
-    host: String,
-    name: String,
-    near: String,
-    tap: String,
-    nic: Option<Child>,
-    /// Held for the lab's life ([`SERIAL`]); released after the namespaces are gone.
+    lab: lab::Lab,
     _serial: std::sync::MutexGuard<'static, ()>,
+}
+
+impl std::ops::Deref for Lab {
+    type Target = lab::Lab;
+    fn deref(&self) -> &lab::Lab {
+        &self.lab
+    }
+}
+
+impl std::ops::DerefMut for Lab {
+    fn deref_mut(&mut self) -> &mut lab::Lab {
+        &mut self.lab
+    }
 }
 
 impl Lab {
@@ -94,80 +63,23 @@ impl Lab {
 
     /// `tso`: leave the far end's TSO as Linux sets it, so it sends super-frames into the port.
     fn with_gso(tag: &str, tso: bool) -> Result<Lab, String> {
-        let id = format!("{}{tag}", std::process::id());
         // A test that failed while holding the lock poisons it; the lab it held is gone all the same.
         let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let lab = Lab {
-            wire: format!("snw{id}"),
-            host: format!("snh{id}"),
-            name: format!("sn{id}"),
-            near: format!("sne{id}"),
-            tap: format!("snt{id}"),
-            nic: None,
+        let lab = lab::Lab::new(&lab::LabOptions {
+            prefix: "sn",
+            tag,
+            mtu: 9000,
+            nic: true,
+            one_segment: !tso,
+        })?;
+        Ok(Lab {
+            lab,
             _serial: serial,
-        };
-        ip(&["netns", "add", &lab.wire])?;
-        ip(&["netns", "add", &lab.host])?;
-        let far = format!("snf{id}");
-        ip(&[
-            "link", "add", &lab.near, "type", "veth", "peer", "name", &far,
-        ])?;
-        ip(&["link", "set", &far, "netns", &lab.wire])?;
-        ip(&["link", "set", &lab.near, "netns", &lab.host])?;
-        for (n, dev) in [(&lab.wire, &far), (&lab.host, &lab.near)] {
-            ip(&["-n", n, "link", "set", dev, "mtu", "9000", "up"])?;
-            ip(&["-n", n, "link", "set", "lo", "up"])?;
-        }
-        // A veth peer passes TSO super-frames whole; one segment per skb, as on a wire (unless
-        // the test is about the NIC segmenting them).
-        if !tso {
-            ip(&["-n", &lab.wire, "link", "set", &far, "gso_max_segs", "1"])?;
-        }
-        ip(&["-n", &lab.wire, "addr", "add", "10.77.0.2/24", "dev", &far])?;
-        // Linux answers ARP for any local address on any interface: without this the host
-        // namespace's kernel may answer for the TAP's 10.77.0.1 on the NIC's port first, and the
-        // far host then talks to it directly, past the emulated NIC (a ping the firewall denied was
-        // answered anyway, in about one run of three).
-        let arp_ignore = format!("net.ipv4.conf.{}.arp_ignore=8", lab.near);
-        ip(&["netns", "exec", &lab.host, "sysctl", "-qw", &arp_ignore])?;
-        Ok(lab)
+        })
     }
 
     fn up(&mut self) -> Result<(), String> {
-        let child = ns(&self.host, &[SCENIC, "nic", "up", &self.name])
-            .args([
-                "--port",
-                &self.near,
-                "--host-tap",
-                &self.tap,
-                "--slots",
-                "2",
-            ])
-            .stdin(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting scenic: {e}"))?;
-        self.nic = Some(child);
-        let started = Instant::now();
-        while Device::open(&format!("emu:{}", self.name)).is_err() || !self.tap_exists() {
-            if started.elapsed() > Duration::from_secs(10) {
-                return Err("the NIC did not come up within 10 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        ip(&[
-            "-n",
-            &self.host,
-            "addr",
-            "add",
-            "10.77.0.1/24",
-            "dev",
-            &self.tap,
-        ])?;
-        Ok(())
-    }
-
-    fn tap_exists(&self) -> bool {
-        ip(&["-n", &self.host, "link", "show", &self.tap]).is_ok()
+        self.lab.nic_up(SCENIC, None)
     }
 
     fn status(&self) -> serde_json::Value {
@@ -181,18 +93,6 @@ impl Lab {
             from,
             &["ping", "-c", "5", "-i", "0.05", "-W", "2", "-s", size, to],
         ))
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.nic.take() {
-            let _ = run(Command::new(SCENIC).args(["nic", "down", &self.name]));
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let _ = ip(&["netns", "del", &self.wire]);
-        let _ = ip(&["netns", "del", &self.host]);
     }
 }
 

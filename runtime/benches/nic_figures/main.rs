@@ -43,12 +43,13 @@ use scenic_runtime::Device;
 use serde_json::{json, Value};
 
 const SCENIC: &str = env!("CARGO_BIN_EXE_scenic");
-const WIRE_IP: &str = "10.77.0.2";
-const HOST_IP: &str = "10.77.0.1";
+use netlab::HOST_IP;
 /// Namespace and interface names start with this and the process id (stale ones are removed).
 const PREFIX: &str = "sb";
 
 mod lab;
+#[path = "../../tests/lab/mod.rs"]
+mod netlab;
 mod report;
 
 use lab::*;
@@ -111,13 +112,13 @@ fn run_all() -> Result<(), String> {
     );
 
     let a = {
-        let lab = Lab::new('a', false, true).map_err(|e| format!("path A: {e}"))?;
+        let lab = new_lab("a", false, true).map_err(|e| format!("path A: {e}"))?;
         println!("A: plain veth …");
         traffic(&lab, &s, 5201)?
     };
     // For scale: the same veth with the kernel's default segmentation offload (TSO super-frames).
     let a_tso = {
-        let lab = Lab::new('t', false, false).map_err(|e| format!("path A (TSO): {e}"))?;
+        let lab = new_lab("t", false, false).map_err(|e| format!("path A (TSO): {e}"))?;
         println!("A': plain veth, default gso_max_segs, TCP only …");
         let tcp = iperf(&lab, 5205, &["-t", &s.tcp_secs.to_string()])?;
         round(
@@ -126,7 +127,7 @@ fn run_all() -> Result<(), String> {
         )
     };
     let (b, nft_check) = {
-        let lab = Lab::new('b', false, true).map_err(|e| format!("path B: {e}"))?;
+        let lab = new_lab("b", false, true).map_err(|e| format!("path B: {e}"))?;
         let dir = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
         let rules = dir.path().join("firewall.nft");
         std::fs::write(&rules, NFT_RULES).map_err(|e| format!("{}: {e}", rules.display()))?;
@@ -140,8 +141,8 @@ fn run_all() -> Result<(), String> {
         (t, check)
     };
     let (c, control, swap) = {
-        let mut lab = Lab::new('c', true, true).map_err(|e| format!("path C: {e}"))?;
-        lab.nic_up()?;
+        let mut lab = new_lab("c", true, true).map_err(|e| format!("path C: {e}"))?;
+        nic_up(&mut lab)?;
         let dev = Device::open(&format!("emu:{}", lab.name)).map_err(|e| e.to_string())?;
         common::load_example(&dev, 0, "firewall");
         dev.write(global::SLOW_PATH_SLOT, 0)
@@ -262,7 +263,7 @@ fn ping(lab: &Lab, count: u64) -> Result<Value, String> {
 
 /// One iperf3 run from wire to a one-off server in host; the client's JSON.
 fn iperf(lab: &Lab, port: u16, args: &[&str]) -> Result<Value, String> {
-    let mut server = lab.iperf_server(port)?;
+    let mut server = iperf_server(lab, port)?;
     let port = port.to_string();
     let mut last = String::new();
     // The server may need a moment to listen.
@@ -304,7 +305,7 @@ fn swaps_under_traffic(lab: &Lab, dev: &Device, s: &Settings, port: u16) -> Resu
     // One swap every 100 ms, from 1 s into a TCP stream that lasts 1 s past the last one.
     let pace = Duration::from_millis(100);
     let secs = 2 + (s.swaps * pace.as_millis() as u64).div_ceil(1000);
-    let _server = lab.iperf_server(port)?;
+    let _server = iperf_server(lab, port)?;
     std::thread::sleep(Duration::from_millis(300));
     let client = ns(
         &lab.wire,
